@@ -1,0 +1,61 @@
+# pixelbox: PGXS build.  CUDA code in cuda/ is compiled with nvcc when it is
+# found (NVCC=... to choose, NVCC= to build CPU-only); the CUDA runtime is
+# linked statically so the module loads on machines without a GPU driver.
+
+EXTENSION = pixelbox
+MODULE_big = pixelbox
+DATA = $(wildcard sql/pixelbox--*.sql)
+
+CORE_SRCS = $(wildcard src/core/*.c)
+GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/pair_functions.c \
+	src/compare_agg.c src/device.c
+
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+# explicit targets: Ampere, Hopper, and PTX for later GPUs
+NVCC_GENCODE ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+NVCC_FLAGS = -O3 -std=c++17 -Xcompiler -fPIC $(NVCC_GENCODE)
+
+ifneq ($(NVCC),)
+CUDA_SRCS = $(wildcard cuda/*.cu)
+CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
+SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+else
+GLUE_SRCS += src/gpu_none.c
+CUDA_OBJS =
+endif
+
+OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o) $(CUDA_OBJS)
+PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+
+# pg_regress wants <inputdir>/sql and <inputdir>/expected; ours live in
+# sql_tests/ and expected/, linked into build/regress.
+REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
+REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress
+
+EXTRA_CLEAN = build tests/pb_core_tests bench/pbgen bench/bench_core
+
+# no LLVM bitcode: JIT inlining of this module is not worth a clang dependency
+override with_llvm = no
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+cuda/%.o: cuda/%.cu cuda/pb_gpu.h
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+$(OBJS): src/core/pb_core.h
+
+installcheck: build/regress/sql build/regress/expected
+
+build/regress/sql build/regress/expected:
+	mkdir -p build/regress
+	ln -sfn ../../sql_tests build/regress/sql
+	ln -sfn ../../expected build/regress/expected
+
+-include tests/Makefile.tests
+include bench/Makefile.bench
+
+.PHONY: core-check

@@ -1,0 +1,98 @@
+-- pixelbox 0.1.0: exact intersection areas and cross-comparison aggregates.
+-- While this script runs, search_path is the extension's schema followed by
+-- PostGIS's, so "geometry" below is PostGIS's type wherever it lives.
+\echo Use "CREATE EXTENSION pixelbox CASCADE" to load this file. \quit
+
+-- One pair ---------------------------------------------------------------
+
+CREATE FUNCTION pb_intersection_area(a geometry, b geometry) RETURNS float8
+	AS 'MODULE_PATHNAME', 'pb_intersection_area'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_intersection_area(geometry, geometry) IS
+	'Exact area of the intersection of a and b: the same value as ST_Area(ST_Intersection(a, b)), computed without building the intersection.';
+
+CREATE FUNCTION pb_union_area(a geometry, b geometry) RETURNS float8
+	AS 'MODULE_PATHNAME', 'pb_union_area'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_union_area(geometry, geometry) IS
+	'Area of the union of a and b, as ST_Area(a) + ST_Area(b) - pb_intersection_area(a, b).';
+
+CREATE FUNCTION pb_jaccard(a geometry, b geometry) RETURNS float8
+	AS 'MODULE_PATHNAME', 'pb_jaccard'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_jaccard(geometry, geometry) IS
+	'Jaccard ratio |a ∩ b| / |a ∪ b| of one pair; NULL when the union has no area.';
+
+-- Aggregates over pairs ------------------------------------------------------
+
+CREATE TYPE pb_comparison AS (
+	pairs bigint,				-- pairs aggregated (rows with no NULL geometry)
+	pairs_intersecting bigint,	-- pairs whose intersection area is > 0
+	jaccard_mean float8,		-- J': mean of |p∩q|/|p∪q| over intersecting pairs
+	jaccard_total float8,		-- sum |p∩q| / sum |p∪q| over intersecting pairs
+	dice_mean float8,			-- mean of 2|p∩q|/(|p|+|q|) over intersecting pairs
+	intersection_area float8,	-- sum |p∩q|
+	union_area float8			-- sum |p∪q| over intersecting pairs
+);
+COMMENT ON TYPE pb_comparison IS
+	'Result of pb_cross_compare: pair counts, mean and total Jaccard, mean Dice, summed intersection and union areas.';
+
+CREATE FUNCTION pb_compare_transfn(internal, geometry, geometry) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_compare_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_compare_transfn(internal, geometry, geometry) IS
+	'Transition function of jaccard_gpu and pb_cross_compare: batches one pair.';
+
+CREATE FUNCTION pb_compare_combinefn(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_compare_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_compare_combinefn(internal, internal) IS
+	'Combine function of jaccard_gpu and pb_cross_compare: merges exact totals.';
+
+CREATE FUNCTION pb_compare_serialfn(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'pb_compare_serialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_compare_serialfn(internal) IS
+	'Serialization function of jaccard_gpu and pb_cross_compare.';
+
+CREATE FUNCTION pb_compare_deserialfn(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_compare_deserialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_compare_deserialfn(bytea, internal) IS
+	'Deserialization function of jaccard_gpu and pb_cross_compare.';
+
+CREATE FUNCTION pb_jaccard_finalfn(internal) RETURNS float8
+	AS 'MODULE_PATHNAME', 'pb_jaccard_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_jaccard_finalfn(internal) IS
+	'Final function of jaccard_gpu: J'', NULL when no pair intersects.';
+
+CREATE FUNCTION pb_cross_compare_finalfn(internal) RETURNS pb_comparison
+	AS 'MODULE_PATHNAME', 'pb_cross_compare_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_cross_compare_finalfn(internal) IS
+	'Final function of pb_cross_compare.';
+
+CREATE AGGREGATE jaccard_gpu(geometry, geometry) (
+	SFUNC = pb_compare_transfn,
+	STYPE = internal,
+	FINALFUNC = pb_jaccard_finalfn,
+	COMBINEFUNC = pb_compare_combinefn,
+	SERIALFUNC = pb_compare_serialfn,
+	DESERIALFUNC = pb_compare_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE jaccard_gpu(geometry, geometry) IS
+	'J'': mean of |p∩q|/|p∪q| over the pairs whose intersection area is > 0 (NULL when none), the number of the paper''s Fig. 1(b) query; uses a GPU when pixelbox.device allows and one is usable.';
+
+CREATE AGGREGATE pb_cross_compare(geometry, geometry) (
+	SFUNC = pb_compare_transfn,
+	STYPE = internal,
+	FINALFUNC = pb_cross_compare_finalfn,
+	COMBINEFUNC = pb_compare_combinefn,
+	SERIALFUNC = pb_compare_serialfn,
+	DESERIALFUNC = pb_compare_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE pb_cross_compare(geometry, geometry) IS
+	'Cross-comparison of pairs: pairs, pairs_intersecting, jaccard_mean (J''), jaccard_total, dice_mean, intersection_area, union_area.';

@@ -1,0 +1,164 @@
+/*
+ * batch.c: the growable arrays of a PbBatch and the engines' scratch space.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_core.h"
+#include "shape_build.h"
+
+/* Allocate with malloc; abort on failure (tools and tests only). */
+static void *
+MallocAlloc(void *ctx, size_t size)
+{
+	void	   *p = malloc(size ? size : 1);
+
+	(void) ctx;
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+/* Resize with realloc; abort on failure. */
+static void *
+MallocResize(void *ctx, void *ptr, size_t size)
+{
+	void	   *p = realloc(ptr, size ? size : 1);
+
+	(void) ctx;
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+/* Free with free. */
+static void
+MallocRelease(void *ctx, void *ptr)
+{
+	(void) ctx;
+	free(ptr);
+}
+
+PbAllocator PbMallocAllocator = {MallocAlloc, MallocResize, MallocRelease, NULL, NULL};
+
+/* Grow an array to hold at least need elements of elem bytes (doubling). */
+void *
+PbGrowArray(const PbAllocator *mem, void *arr, uint32_t *cap, uint32_t need,
+			size_t elem)
+{
+	uint64_t	newcap;
+
+	if (need <= *cap)
+		return arr;
+	newcap = *cap ? *cap : 16;
+	while (newcap < need)
+		newcap *= 2;
+	if (newcap > UINT32_MAX)
+		newcap = UINT32_MAX;
+	arr = arr ? mem->resize(mem->ctx, arr, (size_t) newcap * elem)
+		: mem->alloc(mem->ctx, (size_t) newcap * elem);
+	*cap = (uint32_t) newcap;
+	return arr;
+}
+
+/* Start an empty batch that allocates through mem. */
+void
+PbBatchInit(PbBatch *b, const PbAllocator *mem)
+{
+	memset(b, 0, sizeof(*b));
+	b->mem = mem;
+}
+
+/* Forget every shape and pair but keep the memory for the next batch. */
+void
+PbBatchReset(PbBatch *b)
+{
+	b->nshapes = b->nrings = b->nipts = b->ndpts = b->npairs = 0;
+}
+
+/* Release all memory of the batch. */
+void
+PbBatchFree(PbBatch *b)
+{
+	void	   *arrays[5] = {b->shapes, b->rings, b->ipts, b->dpts, b->pairs};
+
+	for (int i = 0; i < 5; i++)
+		if (arrays[i])
+			b->mem->release(b->mem->ctx, arrays[i]);
+	PbBatchInit(b, b->mem);
+}
+
+/* Bytes of payload in use, for the memory budget of a batch. */
+size_t
+PbBatchBytes(const PbBatch *b)
+{
+	return (size_t) b->nshapes * sizeof(PbShape)
+		+ (size_t) b->nrings * sizeof(PbRing)
+		+ (size_t) b->nipts * 2 * sizeof(int32_t)
+		+ (size_t) b->ndpts * 2 * sizeof(double)
+		+ (size_t) b->npairs * sizeof(PbPair);
+}
+
+/* Queue the pair of shapes (a, bb) for intersection. */
+void
+PbBatchAddPair(PbBatch *b, uint32_t a, uint32_t bb)
+{
+	b->pairs = PbGrowArray(b->mem, b->pairs, &b->cap_pairs, b->npairs + 1,
+						   sizeof(PbPair));
+	b->pairs[b->npairs].a = a;
+	b->pairs[b->npairs].b = bb;
+	b->npairs++;
+}
+
+/* Start empty scratch space that allocates through mem. */
+void
+PbScratchInit(PbScratch *s, const PbAllocator *mem)
+{
+	memset(s, 0, sizeof(*s));
+	s->mem = mem;
+}
+
+/* Release the scratch buffers. */
+void
+PbScratchFree(PbScratch *s)
+{
+	for (int i = 0; i < (int) (sizeof(s->buf) / sizeof(s->buf[0])); i++)
+		if (s->buf[i])
+			s->mem->release(s->mem->ctx, s->buf[i]);
+	PbScratchInit(s, s->mem);
+}
+
+/* Return scratch slot i with room for size bytes; old contents are lost. */
+void *
+PbScratchGet(PbScratch *s, int slot, size_t size)
+{
+	if (size > s->cap[slot])
+	{
+		size_t		cap = s->cap[slot] ? s->cap[slot] : 1024;
+
+		while (cap < size)
+			cap *= 2;
+		if (s->buf[slot])
+			s->mem->release(s->mem->ctx, s->buf[slot]);
+		s->buf[slot] = s->mem->alloc(s->mem->ctx, cap);
+		s->cap[slot] = cap;
+	}
+	return s->buf[slot];
+}
+
+/* Return scratch slot i with room for size bytes, keeping its contents. */
+void *
+PbScratchGrow(PbScratch *s, int slot, size_t size)
+{
+	if (size > s->cap[slot])
+	{
+		size_t		cap = s->cap[slot] ? s->cap[slot] : 1024;
+
+		while (cap < size)
+			cap *= 2;
+		s->buf[slot] = s->buf[slot] ? s->mem->resize(s->mem->ctx, s->buf[slot], cap)
+			: s->mem->alloc(s->mem->ctx, cap);
+		s->cap[slot] = cap;
+	}
+	return s->buf[slot];
+}

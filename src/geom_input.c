@@ -1,0 +1,98 @@
+/*
+ * geom_input.c: turn a PostGIS geometry argument into a batch shape.
+ *
+ * The fast path reads GSERIALIZED directly (no copy for inline values);
+ * values it does not recognise go through the geometry type's send
+ * function (EWKB), so a future PostGIS format still works, only slower.
+ */
+#include "postgres.h"
+
+#include "utils/lsyscache.h"
+
+#include "pixelbox.h"
+
+/* Raise the error a failed decode reported, prefixed with the caller. */
+static void
+ReportDecodeError(const PbError *err, const char *caller)
+{
+	switch (err->code)
+	{
+		case PB_ERR_NONFINITE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s", caller, err->message)));
+			break;
+		case PB_ERR_UNSUPPORTED:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s: %s", caller, err->message),
+					 errhint("Convert curves with ST_CurveToLine and surfaces with ST_CollectionExtract or ST_Dump.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("%s: invalid geometry value: %s", caller, err->message)));
+	}
+}
+
+/* Decode through the argument type's send function (EWKB). */
+static PbStatus
+DecodeViaSend(FunctionCallInfo fcinfo, int argno, PbBatch *batch,
+			  uint32_t *shape, PbError *err)
+{
+	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Oid			sendfn;
+	bool		isvarlena;
+	bytea	   *wkb;
+	PbStatus	st;
+
+	if (!OidIsValid(typid))
+		elog(ERROR, "could not determine the geometry argument type");
+	getTypeBinaryOutputInfo(typid, &sendfn, &isvarlena);
+	wkb = OidSendFunctionCall(sendfn, PG_GETARG_DATUM(argno));
+	st = PbDecodeEwkb(batch, (const uint8_t *) VARDATA(wkb),
+					  VARSIZE(wkb) - VARHDRSZ, shape, err);
+	pfree(wkb);
+	return st;
+}
+
+/*
+ * Decode geometry argument argno of fcinfo as a new shape of batch and
+ * return its index; errors name the caller (an SQL function name).
+ */
+uint32_t
+PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno, PbBatch *batch,
+					const char *caller)
+{
+	Datum		d = PG_GETARG_DATUM(argno);
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+	uint32_t	shape = 0;
+	PbError		err;
+	PbStatus	st = PB_ERR_VERSION;
+
+	if (!pb_force_ewkb)
+		st = PbDecodeGserialized(batch, (const uint8_t *) VARDATA_ANY(v),
+								 VARSIZE_ANY_EXHDR(v), &shape, &err);
+	if (st == PB_ERR_VERSION)
+		st = DecodeViaSend(fcinfo, argno, batch, &shape, &err);
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+	if (st != PB_OK)
+		ReportDecodeError(&err, caller);
+	return shape;
+}
+
+/* Raise PostGIS's mixed-SRID error when shapes a and b differ in SRID. */
+void
+PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,
+				const char *caller)
+{
+	int32_t		sa = batch->shapes[a].srid,
+				sb = batch->shapes[b].srid;
+
+	if (sa != sb)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: Operation on mixed SRID geometries (%d != %d)",
+						caller, sa, sb)));
+}

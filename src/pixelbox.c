@@ -1,0 +1,65 @@
+/*
+ * pixelbox.c: module entry point and the pixelbox.* settings.
+ *
+ * Nothing here touches CUDA: the GPU is probed lazily, in the backend that
+ * first needs it (device.c), never in the postmaster.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+
+#include "pixelbox.h"
+
+PG_MODULE_MAGIC;
+
+int			pb_device = PB_DEVICE_AUTO;
+int			pb_cpu_method = PB_METHOD_AUTO;
+int			pb_batch_memory_kb = 16384;
+bool		pb_force_ewkb = false;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", PB_DEVICE_AUTO, false},
+	{"cpu", PB_DEVICE_CPU, false},
+	{"gpu", PB_DEVICE_GPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry cpu_method_options[] = {
+	{"auto", PB_METHOD_AUTO, false},
+	{"pixelbox", PB_METHOD_PIXELBOX, false},
+	{"bitmap", PB_METHOD_BITMAP, false},
+	{"sweep", PB_METHOD_SWEEP, false},
+	{"general", PB_METHOD_GENERAL, false},
+	{NULL, 0, false}
+};
+
+void		_PG_init(void);
+
+/* Define the pixelbox.* settings. */
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("pixelbox.device",
+							 "Where jaccard_gpu and pb_cross_compare compute intersection areas.",
+							 "auto uses a GPU when one is usable, cpu never touches CUDA, gpu raises an error when no GPU can be used.",
+							 &pb_device, PB_DEVICE_AUTO, device_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("pixelbox.cpu_method",
+							 "Exact engine for rectilinear integer pairs on the CPU.",
+							 "auto picks the fastest (edge-flag bitmaps, or an integer sweep for large windows); pixelbox is the paper's PixelBox-CPU. All give identical results; other pairs always use the general engine.",
+							 &pb_cpu_method, PB_METHOD_AUTO, cpu_method_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pixelbox.batch_memory",
+							"Memory for the pairs an aggregate batches before computing them.",
+							NULL,
+							&pb_batch_memory_kb, 16384, 64, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pixelbox.force_ewkb",
+							 "Decode geometries through EWKB instead of reading PostGIS's storage format.",
+							 "A developer option for testing the portable decoding path.",
+							 &pb_force_ewkb, false,
+							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("pixelbox");
+}

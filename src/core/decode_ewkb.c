@@ -77,6 +77,29 @@ PointIsEmpty(const uint8_t *pt, int dims, int swap)
 	return 1;
 }
 
+/*
+ * Map a WKB type code to PostGIS's type number: they agree up to 12, then
+ * WKB says 15 PolyhedralSurface, 16 TIN, 17 Triangle (13/14 are abstract).
+ */
+static uint32_t
+WkbTypeToPostgis(uint32_t type)
+{
+	switch (type)
+	{
+		case 15:
+			return PB_POLYHEDRALSURFACETYPE;
+		case 16:
+			return PB_TINTYPE;
+		case 17:
+			return PB_TRIANGLETYPE;
+		case 13:
+		case 14:
+			return 0;			/* abstract Curve/Surface: never encoded */
+		default:
+			return type;
+	}
+}
+
 /* Decode one WKB geometry (header included) into the builder. */
 static PbStatus
 DecodeWkb(PbShapeBuilder *sb, WkbReader *r, int depth, int *outer_type,
@@ -112,6 +135,7 @@ DecodeWkb(PbShapeBuilder *sb, WkbReader *r, int depth, int *outer_type,
 		if (depth == 0)
 			*srid = (int32_t) s;
 	}
+	type = WkbTypeToPostgis(type);
 	if (depth == 0)
 		*outer_type = (int) type;
 	if (type == PB_POINTTYPE)

@@ -29,25 +29,6 @@ PbGeomTypeName(int geomtype)
 	return type_names[geomtype];
 }
 
-/* Read coordinate k (x=0, y=1, ...) of point i from raw WKB-style doubles. */
-static inline double
-ReadCoord(const uint8_t *coords, uint32_t i, int dims, int k, int swap)
-{
-	uint8_t		raw[8];
-	double		v;
-	const uint8_t *src = coords + ((size_t) i * dims + k) * 8;
-
-	if (swap)
-	{
-		for (int j = 0; j < 8; j++)
-			raw[j] = src[7 - j];
-		memcpy(&v, raw, 8);
-	}
-	else
-		memcpy(&v, src, 8);
-	return v;
-}
-
 /* Record an error with a formatted message and return its code. */
 PbStatus
 PbBuildFail(PbShapeBuilder *sb, PbStatus code, const char *fmt,...)
@@ -108,67 +89,137 @@ SwitchToDouble(PbShapeBuilder *sb)
 	sb->is_int = 0;
 }
 
-/* Fold the points of a ring into the shape's box; return its |area|. */
-static double
-RingBoxAndArea(PbShape *s, const double *xy, const int32_t *ixy, uint32_t n)
+/* Read one raw double, byte-swapped when swap. */
+static inline double
+RawDouble(const uint8_t *src, int swap)
 {
-	double		x0,
-				y0,
-				sum = 0.0;
+	uint64_t	bits;
+	double		v;
 
-	x0 = ixy ? ixy[0] : xy[0];
-	y0 = ixy ? ixy[1] : xy[1];
-	for (uint32_t i = 0; i < n; i++)
-	{
-		uint32_t	j = (i + 1 == n) ? 0 : i + 1;
-		double		xi = ixy ? ixy[2 * i] : xy[2 * i];
-		double		yi = ixy ? ixy[2 * i + 1] : xy[2 * i + 1];
-		double		xj = ixy ? ixy[2 * j] : xy[2 * j];
-		double		yj = ixy ? ixy[2 * j + 1] : xy[2 * j + 1];
-
-		if (xi < s->box.xmin)
-			s->box.xmin = xi;
-		if (xi > s->box.xmax)
-			s->box.xmax = xi;
-		if (yi < s->box.ymin)
-			s->box.ymin = yi;
-		if (yi > s->box.ymax)
-			s->box.ymax = yi;
-		/* translated shoelace: exact for integer rings of modest size */
-		sum += (xi - x0) * (yj - y0) - (xj - x0) * (yi - y0);
-	}
-	return fabs(sum) / 2.0;
+	memcpy(&bits, src, 8);
+	if (swap)
+		bits = __builtin_bswap64(bits);
+	memcpy(&v, &bits, 8);
+	return v;
 }
 
-/* Try to store a ring as int32 points; 0 when it is not rectilinear integer. */
-static int
+/* Grow the shape's box to hold (x0,y0)-(x1,y1). */
+static inline void
+GrowBox(PbShape *s, double xmin, double ymin, double xmax, double ymax)
+{
+	if (xmin < s->box.xmin)
+		s->box.xmin = xmin;
+	if (ymin < s->box.ymin)
+		s->box.ymin = ymin;
+	if (xmax > s->box.xmax)
+		s->box.xmax = xmax;
+	if (ymax > s->box.ymax)
+		s->box.ymax = ymax;
+}
+
+/*
+ * Store a ring as int32 points when it is rectilinear with integer
+ * vertices within +-2^30, growing the box; return its |area| (exact: the
+ * signed area is -sum over horizontal edges of dx * y, in 128-bit
+ * integers), or -1 when it does not qualify.
+ */
+static double
 TryIntRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
 		   int dims, int swap)
 {
 	PbBatch    *b = sb->b;
 	int32_t    *out;
+	int32_t		xmin = INT32_MAX,
+				ymin = INT32_MAX,
+				xmax = INT32_MIN,
+				ymax = INT32_MIN;
+	__int128	signed_area = 0;
+	size_t		stride = (size_t) dims * 8;
 
 	b->ipts = PbGrowArray(b->mem, b->ipts, &b->cap_ipts, b->nipts + npoints,
 						  2 * sizeof(int32_t));
 	out = b->ipts + 2 * (size_t) b->nipts;
 	for (uint32_t i = 0; i < npoints; i++)
 	{
-		double		x = ReadCoord(coords, i, dims, 0, swap);
-		double		y = ReadCoord(coords, i, dims, 1, swap);
+		double		x = RawDouble(coords + i * stride, swap);
+		double		y = RawDouble(coords + i * stride + 8, swap);
+		int32_t		ix,
+					iy;
 
-		if (!(fabs(x) <= PB_INT_LIMIT && fabs(y) <= PB_INT_LIMIT))
-			return 0;
-		out[2 * i] = (int32_t) x;
-		out[2 * i + 1] = (int32_t) y;
-		if ((double) out[2 * i] != x || (double) out[2 * i + 1] != y)
-			return 0;
-		if (i > 0 && out[2 * i] != out[2 * i - 2] && out[2 * i + 1] != out[2 * i - 1])
-			return 0;
+		if (!(x >= -PB_INT_LIMIT && x <= PB_INT_LIMIT && y >= -PB_INT_LIMIT && y <= PB_INT_LIMIT))
+			return -1.0;
+		ix = (int32_t) x;
+		iy = (int32_t) y;
+		if ((double) ix != x || (double) iy != y)
+			return -1.0;
+		out[2 * i] = ix;
+		out[2 * i + 1] = iy;
+		xmin = ix < xmin ? ix : xmin;
+		xmax = ix > xmax ? ix : xmax;
+		ymin = iy < ymin ? iy : ymin;
+		ymax = iy > ymax ? iy : ymax;
+		if (i > 0)
+		{
+			if (ix != out[2 * i - 2] && iy != out[2 * i - 1])
+				return -1.0;
+			if (iy == out[2 * i - 1])
+				signed_area -= (__int128) (ix - (int64_t) out[2 * i - 2]) * (iy - (int64_t) out[1]);
+		}
 	}
 	/* the closing edge must be axis-aligned too */
-	if (out[0] != out[2 * npoints - 2] && out[1] != out[2 * npoints - 1])
-		return 0;
-	return 1;
+	{
+		int32_t		lx = out[2 * npoints - 2],
+					ly = out[2 * npoints - 1];
+
+		if (lx != out[0] && ly != out[1])
+			return -1.0;
+		if (ly == out[1])
+			signed_area -= (__int128) (out[0] - (int64_t) lx) * (ly - (int64_t) out[1]);
+	}
+	GrowBox(&sb->b->shapes[sb->shape], xmin, ymin, xmax, ymax);
+	return (double) (signed_area < 0 ? -signed_area : signed_area);
+}
+
+/*
+ * Copy a ring as doubles, checking finiteness and growing the box; return
+ * its |area| by the shoelace formula, translated to the first point.
+ */
+static PbStatus
+DoubleRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
+		   int dims, int swap, double *area)
+{
+	PbBatch    *b = sb->b;
+	double	   *out;
+	double		xmin = INFINITY,
+				ymin = INFINITY,
+				xmax = -INFINITY,
+				ymax = -INFINITY,
+				sum = 0.0;
+	size_t		stride = (size_t) dims * 8;
+
+	b->dpts = PbGrowArray(b->mem, b->dpts, &b->cap_dpts, b->ndpts + npoints,
+						  2 * sizeof(double));
+	out = b->dpts + 2 * (size_t) b->ndpts;
+	for (uint32_t i = 0; i < npoints; i++)
+	{
+		double		x = RawDouble(coords + i * stride, swap);
+		double		y = RawDouble(coords + i * stride + 8, swap);
+
+		if (!isfinite(x) || !isfinite(y))
+			return PbBuildFail(sb, PB_ERR_NONFINITE,
+							   "geometry has a non-finite coordinate (NaN or Infinity)");
+		out[2 * i] = x;
+		out[2 * i + 1] = y;
+		xmin = fmin(xmin, x);
+		xmax = fmax(xmax, x);
+		ymin = fmin(ymin, y);
+		ymax = fmax(ymax, y);
+		if (i > 0)
+			sum += (out[2 * i - 2] - out[0]) * (y - out[1]) - (x - out[0]) * (out[2 * i - 1] - out[1]);
+	}
+	GrowBox(&b->shapes[sb->shape], xmin, ymin, xmax, ymax);
+	*area = fabs(sum) / 2.0;
+	return PB_OK;
 }
 
 /* Check that every coordinate of a run of points is finite. */
@@ -178,7 +229,7 @@ PbBuildCheckFinite(const uint8_t *coords, uint32_t npoints, int dims, int swap,
 {
 	for (uint32_t i = 0; i < npoints; i++)
 		for (int k = 0; k < dims; k++)
-			if (!isfinite(ReadCoord(coords, i, dims, k, swap)))
+			if (!isfinite(RawDouble(coords + ((size_t) i * dims + k) * 8, swap)))
 			{
 				err->code = PB_ERR_NONFINITE;
 				snprintf(err->message, sizeof(err->message),
@@ -191,51 +242,43 @@ PbBuildCheckFinite(const uint8_t *coords, uint32_t npoints, int dims, int swap,
 /*
  * Append one ring (npoints points of dims doubles each, raw bytes, swapped
  * when swap) to the shape; is_shell says whether it adds or removes area.
+ * Z and M values are checked for finiteness and otherwise ignored.
  */
 PbStatus
 PbBuildRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
 			int dims, int swap, int is_shell)
 {
 	PbBatch    *b = sb->b;
-	PbShape    *s;
 	PbRing	   *ring;
-	double		area;
+	double		area = -1.0;
 
-	if (PbBuildCheckFinite(coords, npoints, dims, swap, sb->err) != PB_OK)
-		return sb->err->code;
 	if (npoints == 0)
 		return PB_OK;
-	if (sb->is_int && !TryIntRing(sb, coords, npoints, dims, swap))
-		SwitchToDouble(sb);
+	if (dims > 2 && PbBuildCheckFinite(coords, npoints, dims, swap, sb->err) != PB_OK)
+		return sb->err->code;
+	if (!sb->is_int || (area = TryIntRing(sb, coords, npoints, dims, swap)) < 0.0)
+	{
+		if (sb->is_int)
+			SwitchToDouble(sb);
+		if (DoubleRing(sb, coords, npoints, dims, swap, &area) != PB_OK)
+			return sb->err->code;
+	}
 	b->rings = PbGrowArray(b->mem, b->rings, &b->cap_rings, b->nrings + 1,
 						   sizeof(PbRing));
-	s = &b->shapes[sb->shape];
 	ring = &b->rings[b->nrings++];
 	ring->npoints = npoints;
-	s->nrings++;
 	if (sb->is_int)
 	{
 		ring->start = b->nipts;
-		area = RingBoxAndArea(s, NULL, b->ipts + 2 * (size_t) b->nipts, npoints);
 		b->nipts += npoints;
 	}
 	else
 	{
-		double	   *out;
-
-		b->dpts = PbGrowArray(b->mem, b->dpts, &b->cap_dpts,
-							  b->ndpts + npoints, 2 * sizeof(double));
-		out = b->dpts + 2 * (size_t) b->ndpts;
-		for (uint32_t i = 0; i < npoints; i++)
-		{
-			out[2 * i] = ReadCoord(coords, i, dims, 0, swap);
-			out[2 * i + 1] = ReadCoord(coords, i, dims, 1, swap);
-		}
 		ring->start = b->ndpts;
-		area = RingBoxAndArea(s, out, NULL, npoints);
 		b->ndpts += npoints;
 	}
-	s->area += is_shell ? area : -area;
+	b->shapes[sb->shape].nrings++;
+	b->shapes[sb->shape].area += is_shell ? area : -area;
 	return PB_OK;
 }
 

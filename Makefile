@@ -55,7 +55,6 @@ build/regress/sql build/regress/expected:
 	ln -sfn ../../sql_tests build/regress/sql
 	ln -sfn ../../expected build/regress/expected
 
--include tests/Makefile.tests
+include tests/Makefile.tests
 include bench/Makefile.bench
 
-.PHONY: core-check

@@ -74,18 +74,32 @@ PbExactSumMerge(PbExactSum *s, const PbExactSum *other)
 	PbExactSumNormalize(s);
 }
 
-/* The sum as a double (a deterministic function of the exact value). */
+/*
+ * The sum as a double (a deterministic function of the exact value).
+ * Normalized limbs below the top are non-negative digits, so a negative
+ * total has a negative top limb: sum the digits of its magnitude instead
+ * (otherwise -1 would be ldexp(-1, 1056) + 33 digits near 2^1056, i.e.
+ * -inf + inf = NaN).
+ */
 double
 PbExactSumValue(const PbExactSum *s)
 {
 	PbExactSum	n = *s;
 	double		v = 0.0;
+	int			neg;
 
 	PbExactSumNormalize(&n);
+	neg = n.limb[PB_EXACT_LIMBS - 1] < 0;
+	if (neg)
+	{
+		for (int i = 0; i < PB_EXACT_LIMBS; i++)
+			n.limb[i] = -n.limb[i];
+		PbExactSumNormalize(&n);
+	}
 	for (int i = PB_EXACT_LIMBS - 1; i >= 0; i--)
 		if (n.limb[i] != 0)
 			v += ldexp((double) n.limb[i], 32 * i + EXACT_EMIN);
-	return v;
+	return neg ? -v : v;
 }
 
 /* Start empty comparison totals. */

@@ -141,6 +141,9 @@ PbDecodeGserialized(PbBatch *b, const uint8_t *data, size_t len,
 	if (len < 8)
 		return PB_ERR_VERSION;
 	flags = data[3];
+	/* 0x80 marks a later version whatever the 0x40 bit says (v1 never sets it) */
+	if (flags & G2F_RESERVED2)
+		return PB_ERR_VERSION;
 	if (flags & GF_GEODETIC)
 	{
 		err->code = PB_ERR_UNSUPPORTED;
@@ -149,7 +152,7 @@ PbDecodeGserialized(PbBatch *b, const uint8_t *data, size_t len,
 	}
 	if (flags & GF_VERSION)
 	{
-		if (flags & (G2F_RESERVED1 | G2F_RESERVED2))
+		if (flags & G2F_RESERVED1)
 			return PB_ERR_VERSION;
 		if (flags & G2F_EXTENDED)
 			off += 8;

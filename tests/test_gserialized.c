@@ -1,0 +1,360 @@
+/*
+ * test_gserialized.c: PbDecodeGserialized on bytes built here by hand
+ * following the layout at the top of decode_gserialized.c (PostGIS 2's v1
+ * and PostGIS 3's v2, with and without bounding box and extended flags);
+ * every shape must equal the one decoded from the same geometry's EWKB.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static const char *const gser_wkts[] = {
+	"POLYGON((0 0,10 0,10 10,0 10,0 0),(2 2,2 4,4 4,4 2,2 2))",
+	"POLYGON((0 0,10 0,10 10,0 10,0 0),(2 2,2 4,4 4,4 2,2 2),(6 6,6 8,8 8,8 6,6 6))",
+	"MULTIPOLYGON(((0 0,3 0,3 3,0 3,0 0)),((5 5,9 5,9 7,5 7,5 5),(6 6,6 6.5,7 6.5,7 6,6 6)))",
+	"POLYGON((0 0,4 1,3 5,-1 2,0 0))",
+	("GEOMETRYCOLLECTION(POINT(1 2),LINESTRING(0 0,5 5),POLYGON((0 0,2 0,2 2,0 2,0 0)),"
+	 "GEOMETRYCOLLECTION(MULTIPOINT(1 1,2 2),TRIANGLE((0 0,4 0,0 3,0 0))))"),
+	"TRIANGLE((0 0,4 0,0 3,0 0))",
+	"POLYGON EMPTY", "POINT EMPTY", "POINT(3 4)", "GEOMETRYCOLLECTION EMPTY",
+	"MULTIPOLYGON(((-1073741824 -5,1073741824 -5,1073741824 5,-1073741824 5,-1073741824 -5)))",
+	"POLYGON((1e12 1e12,1000000000001 1e12,1000000000001 1000000000001.5,1e12 1e12))",
+};
+
+/* Decode g as GSERIALIZED with options o (copied to an exact-size buffer). */
+static PbStatus
+DecodeGser(PbBatch *b, const TGeom *g, const TGserOpt *o, uint32_t *s, PbError *err)
+{
+	TBuf		buf = {0};
+	uint8_t    *p;
+	PbStatus	st;
+
+	TgWriteGser(g, o, &buf);
+	p = malloc(buf.n);
+	memcpy(p, buf.p, buf.n);
+	st = PbDecodeGserialized(b, p, buf.n, s, err);
+	free(p);
+	TBufFree(&buf);
+	return st;
+}
+
+/* Every header variant decodes to the EWKB shape (rings, kind, area, box, type, SRID). */
+void
+test_gser_matches_ewkb(void)
+{
+	static const TGserOpt opts[] = {
+		{2, 0, 0, 4326}, {2, 1, 0, 4326}, {2, 0, 1, 4326}, {2, 1, 1, 4326},
+		{1, 0, 0, 4326}, {1, 1, 0, 4326},
+	};
+	PbBatch		b;
+	char		why[200];
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	for (size_t i = 0; i < sizeof(gser_wkts) / sizeof(gser_wkts[0]); i++)
+		for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
+		{
+			TGeom	   *g = TgParse(gser_wkts[i]);
+			uint32_t	e = 0,
+						s = 0;
+			PbError		err;
+			PbStatus	st;
+
+			g->srid = 4326;
+			pb_test_context("%s v%d bbox=%d ext=%d", gser_wkts[i], opts[k].version,
+							opts[k].bbox, opts[k].extended);
+			CHECK_INT(DecodeTg(&b, g, 0, &e, &err), PB_OK);
+			st = DecodeGser(&b, g, &opts[k], &s, &err);
+			CHECK_INT(st, PB_OK);
+			if (st != PB_OK)
+				pb_check_fail(__FILE__, __LINE__, "message: %s", err.message);
+			else if (!SameShape(&b, e, &b, s, 1, why, sizeof(why)))
+				pb_check_fail(__FILE__, __LINE__, "differs from EWKB: %s", why);
+			TgFree(g);
+		}
+	PbBatchFree(&b);
+}
+
+/* Z, M and ZM GSERIALIZED (v1 and v2, with box) decode to the 2-D shape. */
+void
+test_gser_zm_dims(void)
+{
+	static const char *const v[] = {
+		"POLYGON Z((0 0 1,6 0 2,6 4 3,0 4 4,0 0 1),(1 1 0,1 2 0,2 2 0,2 1 0,1 1 0))",
+		"POLYGON M((0 0 1,6 0 2,6 4 3,0 4 4,0 0 1),(1 1 0,1 2 0,2 2 0,2 1 0,1 1 0))",
+		"POLYGON ZM((0 0 1 5,6 0 2 5,6 4 3 5,0 4 4 5,0 0 1 5),(1 1 0 0,1 2 0 0,2 2 0 0,2 1 0 0,1 1 0 0))",
+		"MULTIPOLYGON ZM(((0 0 1 5,6 0 2 5,6 4 3 5,0 4 4 5,0 0 1 5),(1 1 0 0,1 2 0 0,2 2 0 0,2 1 0 0,1 1 0 0)))",
+	};
+	PbBatch		b;
+	char		why[200];
+	uint32_t	base;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	base = DecodeWkt(&b, "POLYGON((0 0,6 0,6 4,0 4,0 0),(1 1,1 2,2 2,2 1,1 1))", 0);
+	for (int ver = 1; ver <= 2; ver++)
+		for (int bbox = 0; bbox < 2; bbox++)
+			for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			{
+				TGeom	   *g = TgParse(v[i]);
+				TGserOpt	o = {ver, bbox, ver == 2 && bbox, 0};
+				uint32_t	s = 0;
+				PbError		err;
+
+				pb_test_context("%s v%d bbox=%d", v[i], ver, bbox);
+				CHECK_INT(DecodeGser(&b, g, &o, &s, &err), PB_OK);
+				if (!SameShape(&b, base, &b, s, 0, why, sizeof(why)))
+					pb_check_fail(__FILE__, __LINE__, "differs from 2-D: %s", why);
+				CHECK_DBL_EQ(b.shapes[s].area, 23.0);
+				TgFree(g);
+			}
+	PbBatchFree(&b);
+}
+
+/* The SRID is 21 bits, sign-extended (negative and large values), high bits of byte 0 ignored. */
+void
+test_gser_srid_21_bits(void)
+{
+	static const int32_t srids[] = {0, 1, 4326, 999999, 1048575, -1, -2, -1048576, -999};
+	TGeom	   *g = TgParse("POLYGON((0 0,2 0,2 2,0 2,0 0))");
+	PbBatch		b;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	for (int ver = 1; ver <= 2; ver++)
+		for (size_t i = 0; i < sizeof(srids) / sizeof(srids[0]); i++)
+		{
+			TGserOpt	o = {ver, 0, 0, srids[i]};
+			TBuf		buf = {0};
+			uint32_t	s = 0;
+			PbError		err;
+
+			TgWriteGser(g, &o, &buf);
+			pb_test_context("srid %d v%d", (int) srids[i], ver);
+			CHECK_INT(PbDecodeGserialized(&b, buf.p, buf.n, &s, &err), PB_OK);
+			CHECK_INT(b.shapes[s].srid, srids[i]);
+			/* the three bits above the 21 are not part of the SRID */
+			buf.p[0] |= 0xe0;
+			CHECK_INT(PbDecodeGserialized(&b, buf.p, buf.n, &s, &err), PB_OK);
+			CHECK_INT(b.shapes[s].srid, srids[i]);
+			TBufFree(&buf);
+		}
+	TgFree(g);
+	PbBatchFree(&b);
+}
+
+/* Reserved and unknown version bits, short headers, unknown body types and trailing bytes are PB_ERR_VERSION. */
+void
+test_gser_bad_header(void)
+{
+	TGeom	   *g = TgParse("POLYGON((0 0,2 0,2 2,0 2,0 0))");
+	TGserOpt	o2 = {2, 0, 0, 4326},
+				o1 = {1, 0, 0, 4326};
+	TBuf		v2 = {0},
+				v1 = {0};
+	PbBatch		b;
+	uint32_t	s = 0;
+	PbError		err;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	TgWriteGser(g, &o2, &v2);
+	TgWriteGser(g, &o1, &v1);
+	/* v2 with reserved bit 0x20, with 0x80 (future versions) */
+	v2.p[3] |= 0x20;
+	CHECK_INT(PbDecodeGserialized(&b, v2.p, v2.n, &s, &err), PB_ERR_VERSION);
+	v2.p[3] ^= 0x20 | 0x80;
+	CHECK_INT(PbDecodeGserialized(&b, v2.p, v2.n, &s, &err), PB_ERR_VERSION);
+	v2.p[3] ^= 0x80;
+	CHECK_INT(PbDecodeGserialized(&b, v2.p, v2.n, &s, &err), PB_OK);
+	/* a v1 header with the 0x80 bit: a version we do not know */
+	v1.p[3] |= 0x80;
+	CHECK_INT(PbDecodeGserialized(&b, v1.p, v1.n, &s, &err), PB_ERR_VERSION);
+	v1.p[3] &= 0x7f;
+	/* v1's READONLY (0x10) and SOLID (0x20) bits are harmless */
+	v1.p[3] |= 0x30;
+	CHECK_INT(PbDecodeGserialized(&b, v1.p, v1.n, &s, &err), PB_OK);
+	CHECK_DBL_EQ(b.shapes[s].area, 4.0);
+	/* short header */
+	CHECK_INT(PbDecodeGserialized(&b, v2.p, 7, &s, &err), PB_ERR_VERSION);
+	CHECK_INT(err.code, PB_ERR_VERSION);
+	CHECK(err.message[0] != '\0');
+	/* unknown body type */
+	{
+		uint32_t	t = 99;
+
+		memcpy(v2.p + 4, &t, 4);
+		CHECK_INT(PbDecodeGserialized(&b, v2.p, v2.n, &s, &err), PB_ERR_VERSION);
+		t = PB_POLYGONTYPE;
+		memcpy(v2.p + 4, &t, 4);
+	}
+	/* trailing bytes */
+	{
+		uint8_t    *p = malloc(v2.n + 8);
+
+		memcpy(p, v2.p, v2.n);
+		memset(p + v2.n, 0, 8);
+		CHECK_INT(PbDecodeGserialized(&b, p, v2.n + 8, &s, &err), PB_ERR_VERSION);
+		free(p);
+	}
+	CHECK_INT(b.nshapes, 2);
+	TBufFree(&v2);
+	TBufFree(&v1);
+	TgFree(g);
+	PbBatchFree(&b);
+}
+
+/* A NaN or infinite coordinate (x, y, or Z) anywhere is PB_ERR_NONFINITE with its message; the batch is untouched. */
+void
+test_gser_nonfinite(void)
+{
+	static const char *const v[] = {
+		"POLYGON((0 0,nan 0,1 1,0 0))",
+		"POLYGON((0 0,10 0,10 10,0 0),(1 1,2 1,2 -inf,1 1))",
+		"MULTIPOLYGON(((0 0,1 0,1 1,0 1,0 0)),((5 5,6 5,6 nan,5 5)))",
+		"GEOMETRYCOLLECTION(POLYGON((0 0,1 0,1 1,0 0)),LINESTRING(0 0,inf 1))",
+		"GEOMETRYCOLLECTION(POINT(nan 1),POLYGON((0 0,1 0,1 1,0 0)))",
+		"TRIANGLE((0 0,1 0,inf 1,0 0))",
+		"POLYGON Z((0 0 1,1 0 nan,1 1 1,0 0 1))",
+	};
+	PbBatch		b;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	DecodeWkt(&b, "POLYGON((0 0,1 0,1 1,0 1,0 0))", 0);
+	for (int ver = 1; ver <= 2; ver++)
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		{
+			TGeom	   *g = TgParse(v[i]);
+			TGserOpt	o = {ver, 0, 0, 0};
+			uint32_t	s = 777,
+						n0 = b.nshapes,
+						r0 = b.nrings,
+						i0 = b.nipts,
+						d0 = b.ndpts;
+			PbError		err;
+
+			pb_test_context("%s v%d", v[i], ver);
+			CHECK_INT(DecodeGser(&b, g, &o, &s, &err), PB_ERR_NONFINITE);
+			CHECK_STR_HAS(err.message, "non-finite");
+			CHECK_INT(s, 777);
+			CHECK_INT(b.nshapes, n0);
+			CHECK_INT(b.nrings, r0);
+			CHECK_INT(b.nipts, i0);
+			CHECK_INT(b.ndpts, d0);
+			TgFree(g);
+		}
+	PbBatchFree(&b);
+}
+
+/* Curved types, in or out of collections, are PB_ERR_UNSUPPORTED; geography (geodetic flag) too. */
+void
+test_gser_curves_and_geography(void)
+{
+	static const char *const v[] = {
+		"CIRCULARSTRING(0 0,1 1,2 0)",
+		"COMPOUNDCURVE(CIRCULARSTRING(0 0,1 1,2 0),(2 0,0 0))",
+		"CURVEPOLYGON(CIRCULARSTRING(0 0,2 0,0 0))",
+		"MULTICURVE((0 0,1 1))",
+		"MULTISURFACE(((0 0,2 0,2 2,0 0)))",
+		"POLYHEDRALSURFACE(((0 0,2 0,2 2,0 0)))",
+		"TIN(((0 0,2 0,2 2,0 0)))",
+		"GEOMETRYCOLLECTION(POLYGON((0 0,1 0,1 1,0 0)),CURVEPOLYGON((0 0,2 0,2 2,0 0)))",
+	};
+	PbBatch		b;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+	{
+		TGeom	   *g = TgParse(v[i]);
+		TGserOpt	o = {2, 0, 0, 0};
+		uint32_t	s;
+		PbError		err;
+
+		pb_test_context("%s", v[i]);
+		CHECK_INT(DecodeGser(&b, g, &o, &s, &err), PB_ERR_UNSUPPORTED);
+		CHECK_STR_HAS(err.message, "not supported");
+		CHECK_INT(b.nshapes, 0);
+		TgFree(g);
+	}
+	{
+		TGeom	   *g = TgParse("POLYGON((0 0,2 0,2 2,0 2,0 0))");
+		TGserOpt	o = {2, 0, 0, 4326};
+		TBuf		buf = {0};
+		uint32_t	s;
+		PbError		err;
+
+		TgWriteGser(g, &o, &buf);
+		buf.p[3] |= 0x08;
+		CHECK_INT(PbDecodeGserialized(&b, buf.p, buf.n, &s, &err), PB_ERR_UNSUPPORTED);
+		CHECK_STR_HAS(err.message, "geography");
+		TBufFree(&buf);
+		TgFree(g);
+	}
+	PbBatchFree(&b);
+}
+
+/* Every strict prefix fails (never a crash, batch untouched); random byte changes never crash. */
+void
+test_gser_truncated_and_fuzzed(void)
+{
+	static const TGserOpt opts[] = {{2, 1, 1, 4326}, {1, 1, 0, 3857}, {2, 0, 0, -5}};
+	Rng			rng = {99};
+	PbBatch		b;
+	int			nok = 0;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	for (size_t i = 0; i < sizeof(gser_wkts) / sizeof(gser_wkts[0]); i++)
+		for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
+		{
+			TGeom	   *g = TgParse(gser_wkts[i]);
+			TBuf		buf = {0};
+
+			TgWriteGser(g, &opts[k], &buf);
+			for (size_t len = 0; len < buf.n; len++)
+			{
+				uint8_t    *p = malloc(len ? len : 1);
+				uint32_t	n0 = b.nshapes,
+							r0 = b.nrings,
+							s;
+				PbError		err;
+				PbStatus	st;
+
+				memcpy(p, buf.p, len);
+				pb_test_context("%s opt %zu len %zu", gser_wkts[i], k, len);
+				st = PbDecodeGserialized(&b, p, len, &s, &err);
+				CHECK(st == PB_ERR_FORMAT || st == PB_ERR_VERSION);
+				CHECK_INT(err.code, st);
+				CHECK_INT(b.nshapes, n0);
+				CHECK_INT(b.nrings, r0);
+				free(p);
+			}
+			for (int iter = 0; iter < 300; iter++)
+			{
+				uint8_t    *p = malloc(buf.n);
+				uint32_t	n0 = b.nshapes,
+							s;
+				PbError		err;
+				PbStatus	st;
+
+				memcpy(p, buf.p, buf.n);
+				for (int f = (int) RngRange(&rng, 1, 3); f > 0; f--)
+					p[RngRange(&rng, 0, (int64_t) buf.n - 1)] ^= (uint8_t) (1u << RngRange(&rng, 0, 7));
+				pb_test_context("%s opt %zu iter %d", gser_wkts[i], k, iter);
+				st = PbDecodeGserialized(&b, p, buf.n, &s, &err);
+				CHECK(st == PB_OK || st == PB_ERR_FORMAT || st == PB_ERR_VERSION ||
+					  st == PB_ERR_UNSUPPORTED || st == PB_ERR_NONFINITE);
+				if (st == PB_OK)
+				{
+					nok++;
+					CHECK_INT(b.nshapes, n0 + 1);
+					CHECK(b.shapes[s].ring_first + b.shapes[s].nrings <= b.nrings);
+				}
+				else
+					CHECK_INT(b.nshapes, n0);
+				free(p);
+			}
+			PbBatchReset(&b);
+			TBufFree(&buf);
+			TgFree(g);
+		}
+	CHECK(nok > 0);
+	PbBatchFree(&b);
+}

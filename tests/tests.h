@@ -1,0 +1,73 @@
+/*
+ * tests.h: the list of tests, in the order they run.
+ */
+#ifndef PB_TESTS_H
+#define PB_TESTS_H
+
+#define PB_TESTS(X) \
+	/* test_decode.c */ \
+	X(test_geom_type_names) \
+	X(test_decode_ndr_xdr_identical) \
+	X(test_decode_ewkb_zm_flags_ignored) \
+	X(test_decode_iso_wkb_types) \
+	X(test_decode_ewkb_srid) \
+	X(test_decode_ewkb_nested_srid) \
+	X(test_decode_polygon_holes) \
+	X(test_decode_multipolygon) \
+	X(test_decode_collection_keeps_polygons) \
+	X(test_decode_triangle) \
+	X(test_decode_empty) \
+	X(test_decode_nonfinite) \
+	X(test_decode_truncated_every_length) \
+	X(test_decode_fuzzed_bytes) \
+	X(test_decode_garbage) \
+	X(test_decode_curves_unsupported) \
+	X(test_decode_int_path_choice) \
+	X(test_decode_switch_to_double_keeps_points) \
+	X(test_decode_failure_leaves_batch) \
+	X(test_decode_mixed_batch) \
+	X(test_batch_reset_pairs_bytes) \
+	/* test_gserialized.c */ \
+	X(test_gser_matches_ewkb) \
+	X(test_gser_zm_dims) \
+	X(test_gser_srid_21_bits) \
+	X(test_gser_bad_header) \
+	X(test_gser_nonfinite) \
+	X(test_gser_curves_and_geography) \
+	X(test_gser_truncated_and_fuzzed) \
+	/* test_areas.c */ \
+	X(test_area_known_shapes) \
+	X(test_area_traced_masks) \
+	X(test_area_random_polygons) \
+	/* test_engines.c */ \
+	X(test_engine_masks_unit_grid) \
+	X(test_engine_masks_wide_windows) \
+	X(test_engine_special_cases) \
+	X(test_engine_random_ortho_evenodd) \
+	X(test_engine_invalid_rectilinear) \
+	X(test_engine_near_int_limit) \
+	X(test_engine_large_lattice_sweep) \
+	X(test_engine_auto_threshold) \
+	X(test_engine_double_rectilinear_exact) \
+	X(test_engine_empty_and_disjoint) \
+	X(test_engine_interrupt_hook) \
+	/* test_general.c */ \
+	X(test_general_convex_clip) \
+	X(test_general_star_vs_convex) \
+	X(test_general_grid_degenerate) \
+	X(test_general_self_and_huge_box) \
+	X(test_general_known_shapes) \
+	X(test_general_invalid_diagonal) \
+	/* test_accum.c */ \
+	X(test_exact_small_known) \
+	X(test_exact_negative) \
+	X(test_exact_subnormal) \
+	X(test_exact_extremes) \
+	X(test_exact_vs_int128_truth) \
+	X(test_exact_order_independent) \
+	X(test_exact_normalize_trigger) \
+	X(test_compare_known) \
+	X(test_compare_none_intersect) \
+	X(test_compare_merge_equals_sequential)
+
+#endif							/* PB_TESTS_H */

@@ -56,8 +56,9 @@ ShapePoints(const PbBatch *b, const PbShape *s)
 }
 
 /*
- * Append the non-vertical edges of s that reach into (wx0, wx1) to out,
- * translated by (ox, oy), and every vertex x inside the window to xs.
+ * Append the non-vertical edges of s that reach into the window's x-range
+ * to out, translated to the window's corner, and every vertex x strictly
+ * inside that range to xs.
  */
 static void
 CollectEdges(const PbBatch *b, const PbShape *s, int tag, const PbBox *w,

@@ -100,7 +100,7 @@ typedef struct PbShape
 	PbBox		box;			/* bounding box of its polygonal parts */
 } PbShape;
 
-/* Two shapes whose intersection is wanted, and the result slot. */
+/* Two shapes (indices into batch->shapes) whose intersection is wanted. */
 typedef struct PbPair
 {
 	uint32_t	a;

@@ -32,7 +32,7 @@ PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 # pg_regress wants <inputdir>/sql and <inputdir>/expected; ours live in
 # sql_tests/ and expected/, linked into build/regress.
 REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
-REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress
+REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress --no-locale
 
 EXTRA_CLEAN = build tests/pb_core_tests bench/pbgen bench/bench_core
 

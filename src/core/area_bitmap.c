@@ -76,7 +76,8 @@ double
 PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 			 const PbShape *q)
 {
-	IWindow		w;
+	PbBox		box = PbWindow(p, q);
+	IWindow		w = {(int64_t) box.xmin, (int64_t) box.ymin, (int64_t) box.xmax, (int64_t) box.ymax};
 	size_t		nw,
 				words;
 	uint64_t   *bp,
@@ -84,10 +85,6 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 				lastmask;
 	int64_t		count = 0;
 
-	w.x0 = (int64_t) (p->box.xmin > q->box.xmin ? p->box.xmin : q->box.xmin);
-	w.y0 = (int64_t) (p->box.ymin > q->box.ymin ? p->box.ymin : q->box.ymin);
-	w.x1 = (int64_t) (p->box.xmax < q->box.xmax ? p->box.xmax : q->box.xmax);
-	w.y1 = (int64_t) (p->box.ymax < q->box.ymax ? p->box.ymax : q->box.ymax);
 	if (w.x1 <= w.x0 || w.y1 <= w.y0)
 		return 0.0;
 	nw = (size_t) ((w.x1 - w.x0 + 63) / 64);

@@ -44,17 +44,6 @@ ShapePoint(const PbBatch *b, const PbShape *s, const PbRing *r, uint32_t i,
 	}
 }
 
-/* Count the points of shape s (an upper bound on its edges). */
-static size_t
-ShapePoints(const PbBatch *b, const PbShape *s)
-{
-	size_t		n = 0;
-
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
-		n += b->rings[r].npoints;
-	return n;
-}
-
 /*
  * Append the non-vertical edges of s that reach into the window's x-range
  * to out, translated to the window's corner, and every vertex x strictly
@@ -190,8 +179,8 @@ double
 PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
 			  const PbShape *q)
 {
-	PbBox		w;
-	size_t		cap = ShapePoints(b, p) + ShapePoints(b, q);
+	PbBox		w = PbWindow(p, q);
+	size_t		cap = PbShapePoints(b, p) + PbShapePoints(b, q);
 	DEdge	   *edges = PbScratchGet(s, 0, cap * sizeof(DEdge));
 	double	   *xs = PbScratchGet(s, 1, (cap + 2) * sizeof(double));
 	DEdge	  **act = PbScratchGet(s, 2, (cap + 1) * sizeof(DEdge *));
@@ -201,10 +190,6 @@ PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
 				next = 0;
 	double		area = 0.0;
 
-	w.xmin = fmax(p->box.xmin, q->box.xmin);
-	w.ymin = fmax(p->box.ymin, q->box.ymin);
-	w.xmax = fmin(p->box.xmax, q->box.xmax);
-	w.ymax = fmin(p->box.ymax, q->box.ymax);
 	if (!(w.xmax > w.xmin && w.ymax > w.ymin))
 		return 0.0;
 	CollectEdges(b, p, 0, &w, edges, &n, xs, &nx);

@@ -68,17 +68,6 @@ CollectEdges(HEdge *out, size_t n, const PbBatch *b, const PbShape *s,
 	return n;
 }
 
-/* Count the horizontal edges of shape s (an upper bound for CollectEdges). */
-static size_t
-CountPoints(const PbBatch *b, const PbShape *s)
-{
-	size_t		n = 0;
-
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
-		n += b->rings[r].npoints;
-	return n;
-}
-
 /* Length of the vertical line inside both shapes, from edges sorted by y. */
 static int64_t
 SlabLength(const HEdge *const *act, size_t nact)
@@ -99,9 +88,10 @@ SlabLength(const HEdge *const *act, size_t nact)
 double
 PbAreaSweep(PbScratch *s, const PbBatch *b, const PbShape *p, const PbShape *q)
 {
-	int64_t		x0 = (int64_t) (p->box.xmin > q->box.xmin ? p->box.xmin : q->box.xmin);
-	int64_t		x1 = (int64_t) (p->box.xmax < q->box.xmax ? p->box.xmax : q->box.xmax);
-	size_t		cap = CountPoints(b, p) + CountPoints(b, q);
+	PbBox		w = PbWindow(p, q);
+	int64_t		x0 = (int64_t) w.xmin,
+				x1 = (int64_t) w.xmax;
+	size_t		cap = PbShapePoints(b, p) + PbShapePoints(b, q);
 	HEdge	   *edges = PbScratchGet(s, 0, cap * sizeof(HEdge));
 	int64_t    *xs = PbScratchGet(s, 1, (2 * cap + 2) * sizeof(int64_t));
 	const HEdge **act = PbScratchGet(s, 2, (cap + 1) * sizeof(HEdge *));

@@ -110,6 +110,30 @@ PbBatchAddPair(PbBatch *b, uint32_t a, uint32_t bb)
 	b->npairs++;
 }
 
+/* Count the points of all rings of shape s. */
+size_t
+PbShapePoints(const PbBatch *b, const PbShape *s)
+{
+	size_t		n = 0;
+
+	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
+		n += b->rings[r].npoints;
+	return n;
+}
+
+/* Intersect the boxes of p and q: the window every engine works in. */
+PbBox
+PbWindow(const PbShape *p, const PbShape *q)
+{
+	PbBox		w;
+
+	w.xmin = p->box.xmin > q->box.xmin ? p->box.xmin : q->box.xmin;
+	w.ymin = p->box.ymin > q->box.ymin ? p->box.ymin : q->box.ymin;
+	w.xmax = p->box.xmax < q->box.xmax ? p->box.xmax : q->box.xmax;
+	w.ymax = p->box.ymax < q->box.ymax ? p->box.ymax : q->box.ymax;
+	return w;
+}
+
 /* Start empty scratch space that allocates through mem. */
 void
 PbScratchInit(PbScratch *s, const PbAllocator *mem)
@@ -132,18 +156,14 @@ PbScratchFree(PbScratch *s)
 void *
 PbScratchGet(PbScratch *s, int slot, size_t size)
 {
-	if (size > s->cap[slot])
+	if (size > s->cap[slot] && s->buf[slot])
 	{
-		size_t		cap = s->cap[slot] ? s->cap[slot] : 1024;
-
-		while (cap < size)
-			cap *= 2;
-		if (s->buf[slot])
-			s->mem->release(s->mem->ctx, s->buf[slot]);
-		s->buf[slot] = s->mem->alloc(s->mem->ctx, cap);
-		s->cap[slot] = cap;
+		/* a fresh allocation: no copy of contents nobody wants */
+		s->mem->release(s->mem->ctx, s->buf[slot]);
+		s->buf[slot] = NULL;
+		s->cap[slot] = 0;
 	}
-	return s->buf[slot];
+	return PbScratchGrow(s, slot, size);
 }
 
 /* Return scratch slot i with room for size bytes, keeping its contents. */

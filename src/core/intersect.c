@@ -15,12 +15,9 @@ BoxesOverlap(const PbShape *p, const PbShape *q)
 static double
 BitmapWords(const PbShape *p, const PbShape *q)
 {
-	double		w = (p->box.xmax < q->box.xmax ? p->box.xmax : q->box.xmax)
-		- (p->box.xmin > q->box.xmin ? p->box.xmin : q->box.xmin);
-	double		h = (p->box.ymax < q->box.ymax ? p->box.ymax : q->box.ymax)
-		- (p->box.ymin > q->box.ymin ? p->box.ymin : q->box.ymin);
+	PbBox		w = PbWindow(p, q);
 
-	return ((w + 63.0) / 64.0) * h;
+	return ((w.xmax - w.xmin + 63.0) / 64.0) * (w.ymax - w.ymin);
 }
 
 /*

@@ -138,6 +138,10 @@ extern void PbBatchReset(PbBatch *b);
 extern void PbBatchFree(PbBatch *b);
 extern size_t PbBatchBytes(const PbBatch *b);
 extern void PbBatchAddPair(PbBatch *b, uint32_t a, uint32_t bb);
+/* Points in all rings of shape s (an upper bound on its edges). */
+extern size_t PbShapePoints(const PbBatch *b, const PbShape *s);
+/* The intersection of the boxes of p and q (empty when xmax <= xmin). */
+extern PbBox PbWindow(const PbShape *p, const PbShape *q);
 
 /* PostGIS geometry type numbers (liblwgeom.h), used in messages too. */
 enum

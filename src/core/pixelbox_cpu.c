@@ -111,17 +111,6 @@ BoxPosition(const EdgeSet *es, const SampBox *bx)
 	return PixelInside(es, bx->x0, bx->y0) ? POS_INSIDE : POS_OUTSIDE;
 }
 
-/* Count the points of shape s (an upper bound on its edges). */
-static size_t
-ShapePoints(const PbBatch *b, const PbShape *s)
-{
-	size_t		n = 0;
-
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
-		n += b->rings[r].npoints;
-	return n;
-}
-
 /* Pixelization: count pixels of bx whose centres are inside both shapes. */
 static int64_t
 Pixelize(const EdgeSet *p, const EdgeSet *q, const SampBox *bx)
@@ -139,8 +128,9 @@ double
 PbAreaPixelBox(PbScratch *s, const PbBatch *b, const PbShape *p,
 			   const PbShape *q)
 {
-	size_t		pn = ShapePoints(b, p),
-				qn = ShapePoints(b, q);
+	size_t		pn = PbShapePoints(b, p),
+				qn = PbShapePoints(b, q);
+	PbBox		w = PbWindow(p, q);
 	AEdge	   *buf = PbScratchGet(s, 0, 2 * (pn + qn) * sizeof(AEdge));
 	/* depth <= 64 levels of SPLIT^2 children each */
 	SampBox    *stack = PbScratchGet(s, 1, 64 * PB_PIXELBOX_SPLIT * PB_PIXELBOX_SPLIT * sizeof(SampBox));
@@ -152,13 +142,7 @@ PbAreaPixelBox(PbScratch *s, const PbBatch *b, const PbShape *p,
 
 	LoadEdges(&ep, buf, b, p, pn);
 	LoadEdges(&eq, buf + 2 * pn, b, q, qn);
-	stack[top++] = (SampBox)
-	{
-		(int64_t) (p->box.xmin > q->box.xmin ? p->box.xmin : q->box.xmin),
-			(int64_t) (p->box.ymin > q->box.ymin ? p->box.ymin : q->box.ymin),
-			(int64_t) (p->box.xmax < q->box.xmax ? p->box.xmax : q->box.xmax),
-			(int64_t) (p->box.ymax < q->box.ymax ? p->box.ymax : q->box.ymax)
-	};
+	stack[top++] = (SampBox) {(int64_t) w.xmin, (int64_t) w.ymin, (int64_t) w.xmax, (int64_t) w.ymax};
 	while (top > 0)
 	{
 		SampBox		bx = stack[--top];

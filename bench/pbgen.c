@@ -16,9 +16,10 @@
  *     most nuclei but -1 px for STICKY_PCT% of them, so those overlap their
  *     neighbours and end up sharing edges.  Dense tiles saturate a little
  *     below their count.  Every nucleus is an ellipse (equivalent radius
- *     ~N(7.4, 1.5) px, elongation up to 1.3, random orientation) whose radius
- *     is modulated by low-frequency harmonics; its centre stays MARGIN px
- *     from the tile edge, which keeps the whole shape inside the tile.
+ *     ~N(7.4, 1.5) px clamped to 3.6..11.5 px, mean area ~150 px^2,
+ *     elongation up to 1.3, random orientation) whose radius is modulated
+ *     by low-frequency harmonics; its centre stays MARGIN px from the tile
+ *     edge, which keeps the whole shape inside the tile.
  *     About 1.5% extra "false positive" objects are also drawn; only
  *     segmentation b shows them.
  *  2. Segmentations a and b: each perturbs every nucleus on its own (shift of
@@ -38,11 +39,20 @@
  *     Style "smooth" cuts every corner a quarter pixel along both edges
  *     (one Chaikin pass with the cut clamped to 1/4 px so rings stay simple).
  *
+ * Nucleus size.  --nucleus-area A (px^2, default 150) scales the whole
+ * model: every length above (radii and their clamps, spacing gaps, centre
+ * shifts, MARGIN, the CELL of the hard-core grid, the tile, which stays
+ * TILE/CELL cells wide, tissue clusters, false positives) by sqrt(A/150),
+ * and every area (AREA_PER_NUCLEUS, hole sizes, MIN_LABEL_PX) by A/150, so
+ * a tile holds about as many nuclei and the statistics stay the same;
+ * only the pixel grid gets relatively finer.  The numbers above are those
+ * at the default, which reproduces the unscaled model byte for byte.
+ *
  * Objects of a tile are emitted in (centre y, centre x) order; set a stops
  * exactly at N polygons, and set b covers the same objects of the last tile.
  * Only integer arithmetic is used, so the bytes depend on nothing but
- * (N, seed, scale, style).  Pixel (x,y) covers [x,x+1]x[y,y+1]; coordinates
- * are multiplied by --scale on output.
+ * (N, seed, scale, style, nucleus area).  Pixel (x,y) covers
+ * [x,x+1]x[y,y+1]; coordinates are multiplied by --scale on output.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -52,21 +62,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Sizes marked (*) hold at the default --nucleus-area DEF_AREA; Size below
+ * has the values in use, scaled by size_init(). */
 enum
 {
-	TILE = 1024,            /* tile side, px */
-	MARGIN = 28,            /* nucleus centres keep this far from tile edges */
-	CELL = 32,              /* hard-core lookup grid cell, px */
-	GRID = TILE / CELL,     /* cells per tile side */
+	TILE = 1024,            /* tile side, px (*) */
+	MARGIN = 28,            /* centres keep this far from tile edges (*) */
+	CELL = 32,              /* hard-core lookup grid cell, px (*) */
+	GRID = TILE / CELL,     /* cells per tile side (at any size) */
 	NV = 64,                /* outline vertices per nucleus */
 	SUB = 256,              /* Q8 sub-pixel units per pixel */
-	AREA_PER_NUCLEUS = 400, /* image px^2 per nucleus */
-	MIN_LABEL_PX = 10,      /* smaller labels are dropped */
-	MAX_ADDS = 32,          /* saddle fixes by growth per label, then shrink */
+	AREA_PER_NUCLEUS = 400, /* image px^2 per nucleus (*) */
+	MIN_LABEL_PX = 10,      /* smaller labels are dropped (*) */
+	MAX_ADDS = 32,          /* saddle fixes by growth per label (*) */
 	MAX_N = 50000000,       /* largest --polygons */
 	STICKY_PCT = 20,        /* % of nuclei allowed to overlap neighbours */
-	STICKY_GAP = -256,      /* their spacing, Q8 */
-	LOOSE_GAP = 256         /* everyone else's, Q8 */
+	STICKY_GAP = -256,      /* their spacing, Q8 (*) */
+	LOOSE_GAP = 256,        /* everyone else's, Q8 (*) */
+	TARGET_LO = 2300,       /* nuclei per tile drawn from TARGET_LO..HI (*) */
+	TARGET_HI = 2940,
+	HOLE_MAX = 6,           /* holes have 1..HOLE_MAX px (*) */
+	HOLE_TRIES = 64,        /* growth attempts for a hole of HOLE_MAX px */
+	DEF_AREA = 150,         /* default --nucleus-area, px^2 */
+	MIN_AREA = 40,          /* smallest --nucleus-area */
+	MAX_AREA = 2000,        /* largest --nucleus-area */
+	MAX_HOLE = HOLE_MAX * MAX_AREA / DEF_AREA /* largest hole at any size */
 };
 #define ONE 65536 /* Q16 one */
 
@@ -106,6 +126,29 @@ typedef struct
 {
 	uint64_t s[4];
 } Rng;
+
+/* Size-dependent parameters for mean nucleus area A = --nucleus-area: every
+ * length is the (*) constant times k = sqrt(A / DEF_AREA), every area and
+ * the hole size times A / DEF_AREA, so the model is the same at any size.
+ * At A = DEF_AREA they equal the constants exactly. */
+typedef struct
+{
+	int32_t k;                     /* linear scale, Q16 (ONE at DEF_AREA) */
+	int area;                      /* A, px^2 */
+	int tile;                      /* tile side, GRID * cell, px */
+	size_t stride;                 /* tile as size_t: label image row */
+	int cell;                      /* hard-core grid cell, ceil(CELL k) px */
+	int margin;                    /* centres keep this far from edges, px */
+	int target_lo, target_hi;      /* nuclei per tile, same per px^2 */
+	int cluster_lo, cluster_hi;    /* tissue cluster radius range, px */
+	int32_t sticky_gap, loose_gap; /* spacings, Q8 */
+	int hole_max, hole_tries;      /* largest hole, px; growth attempts */
+	int min_label;                 /* smaller labels are dropped, px */
+	int max_adds;                  /* saddle fixes by growth per label */
+} Size;
+
+/* The size parameters in use, set once by size_init(). */
+static Size SZ;
 
 typedef struct
 {
@@ -181,6 +224,7 @@ typedef struct
 	uint64_t n, seed;
 	int scale, smooth, set; /* set: SET_* */
 	const char *out_a, *out_b;
+	int area; /* --nucleus-area, px^2 */
 } Opts;
 
 /* Print a message and exit with status 2 (the tool's only failure code). */
@@ -329,6 +373,46 @@ isqrt(uint64_t v)
 	return r;
 }
 
+/* ---- nucleus size ------------------------------------------------------ */
+
+/* Fill SZ for mean nucleus area `area` px^2.  Lengths scale by
+ * k = sqrt(area / DEF_AREA), rounded up where they bound a shape (cell,
+ * margin): the farthest interacting centres, two 1.3-elongated 11.5 px radii
+ * plus two loose gaps, are 31.9 k px apart, within one cell of 32 k, and the
+ * largest outline (harmonics, x1.1, 2 k px shift) reaches 23 k px from its
+ * centre, inside the 28 k margin with room for the 1 px cleaning border.
+ * The tile is GRID cells at any size, so a tile holds about as many nuclei
+ * as at the default; the largest, 3744 px, keeps Q8 coordinates within the
+ * 20 bits of the sort keys.  At DEF_AREA every value is the constant
+ * itself. */
+static void
+size_init(int area)
+{
+	int64_t k = (int64_t)isqrt((uint64_t)area * ONE * ONE / DEF_AREA);
+	uint64_t num, den;
+	SZ.k = (int32_t)k;
+	SZ.area = area;
+	SZ.cell = (int)((CELL * k + ONE - 1) / ONE);
+	SZ.tile = GRID * SZ.cell;
+	SZ.stride = (size_t)SZ.tile;
+	SZ.margin = (int)((MARGIN * k + ONE - 1) / ONE);
+	/* Same nuclei per px^2: TARGET * (tile / TILE)^2 * DEF_AREA / area. */
+	num = (uint64_t)SZ.tile * (uint64_t)SZ.tile * DEF_AREA;
+	den = (uint64_t)TILE * TILE * (uint64_t)area;
+	SZ.target_lo = (int)(TARGET_LO * num / den);
+	SZ.target_hi = (int)(TARGET_HI * num / den);
+	SZ.cluster_lo = (int)qmul(80, k);
+	SZ.cluster_hi = (int)qmul(300, k);
+	SZ.sticky_gap = (int32_t)qmul(STICKY_GAP, k);
+	SZ.loose_gap = (int32_t)qmul(LOOSE_GAP, k);
+	SZ.hole_max = (HOLE_MAX * area + DEF_AREA / 2) / DEF_AREA;
+	SZ.hole_tries = HOLE_TRIES * SZ.hole_max / HOLE_MAX;
+	if (SZ.hole_tries < HOLE_TRIES)
+		SZ.hole_tries = HOLE_TRIES;
+	SZ.min_label = (MIN_LABEL_PX * area + DEF_AREA / 2) / DEF_AREA;
+	SZ.max_adds = (int)((MAX_ADDS * k + ONE / 2) / ONE);
+}
+
 /* ---- tissue and nuclei ------------------------------------------------- */
 
 /* Draw a tile's density field: background level plus a few round clusters. */
@@ -339,9 +423,9 @@ tissue_init(Tissue *t, Rng *r)
 	t->ncl = rng_range(r, 2, 7);
 	for (int i = 0; i < t->ncl; i++)
 	{
-		int32_t rad = rng_range(r, 80, 300);
-		t->cl[i].x = rng_below(r, TILE);
-		t->cl[i].y = rng_below(r, TILE);
+		int32_t rad = rng_range(r, SZ.cluster_lo, SZ.cluster_hi);
+		t->cl[i].x = rng_below(r, (uint32_t)SZ.tile);
+		t->cl[i].y = rng_below(r, (uint32_t)SZ.tile);
 		t->cl[i].r2 = rad * rad;
 		t->cl[i].w = rng_range(r, ONE * 6 / 10, ONE);
 	}
@@ -365,7 +449,8 @@ tissue_density(const Tissue *t, int32_t x, int32_t y)
 }
 
 /* Equivalent radius (Q8): Irwin-Hall approximate normal, mean 7.4 sd 1.5 px,
- * clamped to 3.6..11.5 px, giving areas of roughly 40..400 px^2. */
+ * clamped to 3.6..11.5 px, giving areas of roughly 40..400 px^2; all times
+ * the size scale k. */
 static int32_t
 draw_radius(Rng *r)
 {
@@ -377,7 +462,7 @@ draw_radius(Rng *r)
 		rad = 36 * SUB / 10;
 	if (rad > 115 * SUB / 10)
 		rad = 115 * SUB / 10;
-	return (int32_t)rad;
+	return (int32_t)qmul(rad, SZ.k);
 }
 
 /* Radius (Q8) of nucleus o's ellipse in direction (dx, dy), |d| = dist. */
@@ -414,7 +499,7 @@ too_close(const Nucleus *nu, const Nucleus *o)
 static int
 crowded(const Ctx *c, const Nucleus *nu)
 {
-	int gx = nu->cx / SUB / CELL, gy = nu->cy / SUB / CELL;
+	int gx = nu->cx / SUB / SZ.cell, gy = nu->cy / SUB / SZ.cell;
 	for (int j = gy - 1; j <= gy + 1; j++)
 		for (int i = gx - 1; i <= gx + 1; i++)
 		{
@@ -445,7 +530,7 @@ draw_object(Nucleus *nu, Rng *r, int32_t x, int32_t y, int32_t rad)
 		nu->amp[k] = rng_below(r, ONE * 6 / 100 + 1);
 		nu->ph[k] = (uint8_t)rng_below(r, 256);
 	}
-	nu->gap = rng_below(r, 100) < STICKY_PCT ? STICKY_GAP : LOOSE_GAP;
+	nu->gap = rng_below(r, 100) < STICKY_PCT ? SZ.sticky_gap : SZ.loose_gap;
 	nu->hole = rng_below(r, 100) < 5;
 	nu->fp = 0;
 }
@@ -467,14 +552,14 @@ gen_objects(Ctx *c, uint64_t seed, uint64_t tile)
 	Nucleus nu;
 	rng_seed(&r, seed, STREAM_TILE, tile, 0);
 	tissue_init(&ts, &r);
-	int target = rng_range(&r, 2300, 2940);
+	int target = rng_range(&r, SZ.target_lo, SZ.target_hi);
 	c->n = 0;
 	for (int i = 0; i < GRID * GRID; i++)
 		c->head[i] = -1;
 	for (long tries = 0; c->n < target && tries < 40L * target; tries++)
 	{
-		int32_t x = rng_range(&r, MARGIN * SUB, (TILE - MARGIN) * SUB);
-		int32_t y = rng_range(&r, MARGIN * SUB, (TILE - MARGIN) * SUB);
+		int32_t x = rng_range(&r, SZ.margin * SUB, (SZ.tile - SZ.margin) * SUB);
+		int32_t y = rng_range(&r, SZ.margin * SUB, (SZ.tile - SZ.margin) * SUB);
 		if (rng_below(&r, ONE) >= tissue_density(&ts, x, y))
 			continue;
 		draw_object(&nu, &r, x, y, draw_radius(&r));
@@ -482,17 +567,18 @@ gen_objects(Ctx *c, uint64_t seed, uint64_t tile)
 			continue;
 		append_object(c, &nu);
 		reserve(&c->next, &c->cap_next, c->n, sizeof *c->next);
-		int cell = y / SUB / CELL * GRID + x / SUB / CELL;
+		int cell = y / SUB / SZ.cell * GRID + x / SUB / SZ.cell;
 		c->next[c->n - 1] = c->head[cell];
 		c->head[cell] = c->n - 1;
 	}
 	int nfp = (target * 15 + rng_below(&r, 1000)) / 1000;
 	for (int i = 0; i < nfp; i++)
 	{
-		int32_t x = rng_range(&r, MARGIN * SUB, (TILE - MARGIN) * SUB);
-		int32_t y = rng_range(&r, MARGIN * SUB, (TILE - MARGIN) * SUB);
+		int32_t x = rng_range(&r, SZ.margin * SUB, (SZ.tile - SZ.margin) * SUB);
+		int32_t y = rng_range(&r, SZ.margin * SUB, (SZ.tile - SZ.margin) * SUB);
 		draw_object(&nu, &r, x, y,
-		            rng_range(&r, 32 * SUB / 10, 55 * SUB / 10));
+		            (int32_t)qmul(rng_range(&r, 32 * SUB / 10, 55 * SUB / 10),
+		                          SZ.k));
 		nu.hole = 0;
 		nu.fp = 1;
 		append_object(c, &nu);
@@ -529,6 +615,7 @@ seg_params(Seg *s, uint64_t seed, uint64_t tile, int i, int seg)
 	Rng *r = &s->rng;
 	int32_t m = rng_below(r, SUB + 1) + rng_below(r, SUB + 1) - SUB;
 	m = m < 0 ? -2 * m : 2 * m; /* 0..2 px, mostly small */
+	m = (int32_t)qmul(m, SZ.k);
 	int dir = rng_below(r, 256);
 	s->dx = (int32_t)qmul(m, icos(dir));
 	s->dy = (int32_t)qmul(m, isin(dir));
@@ -622,7 +709,7 @@ raster(Ctx *c, const int32_t *px, const int32_t *py, uint32_t lab)
 			int32_t x1 = (xs[k + 1] - SUB / 2 + SUB - 1) / SUB;
 			for (int32_t x = x0; x < x1; x++)
 			{
-				c->img[(size_t)y * TILE + (size_t)x] = lab;
+				c->img[(size_t)y * SZ.stride + (size_t)x] = lab;
 				box_add(&c->box[lab], x, y);
 			}
 		}
@@ -639,16 +726,17 @@ in_list(const int *hx, const int *hy, int n, int x, int y)
 	return 0;
 }
 
-/* Cut a random 4-connected 1-6 px hole at the centre of label lab, but only
- * where the hole and its whole 8-neighbourhood are lab, so the hole is
- * strictly inside and touches the outer boundary nowhere. */
+/* Cut a random 4-connected 1-6 px hole (times A / DEF_AREA) at the centre
+ * of label lab, but only where the hole and its whole 8-neighbourhood are
+ * lab, so the hole is strictly inside and touches the outer boundary
+ * nowhere. */
 static void
 punch_hole(Ctx *c, uint32_t lab, int32_t cx, int32_t cy, Rng *r)
 {
-	int size = rng_range(r, 1, 6), hx[6], hy[6], k = 1;
+	int size = rng_range(r, 1, SZ.hole_max), hx[MAX_HOLE], hy[MAX_HOLE], k = 1;
 	hx[0] = cx / SUB;
 	hy[0] = cy / SUB;
-	for (int tries = 0; k < size && tries < 64; tries++)
+	for (int tries = 0; k < size && tries < SZ.hole_tries; tries++)
 	{
 		int j = rng_below(r, (uint32_t)k), d = rng_below(r, 4);
 		int x = hx[j] + DX[d], y = hy[j] + DY[d];
@@ -662,10 +750,10 @@ punch_hole(Ctx *c, uint32_t lab, int32_t cx, int32_t cy, Rng *r)
 	for (int i = 0; i < k; i++)
 		for (int y = hy[i] - 1; y <= hy[i] + 1; y++)
 			for (int x = hx[i] - 1; x <= hx[i] + 1; x++)
-				if (c->img[(size_t)y * TILE + (size_t)x] != lab)
+				if (c->img[(size_t)y * SZ.stride + (size_t)x] != lab)
 					return;
 	for (int i = 0; i < k; i++)
-		c->img[(size_t)hy[i] * TILE + (size_t)hx[i]] = 0;
+		c->img[(size_t)hy[i] * SZ.stride + (size_t)hx[i]] = 0;
 }
 
 /* Move the pixels of label lab on the positive side of a line through the
@@ -679,7 +767,7 @@ split_label(Ctx *c, uint32_t lab, uint32_t lab2, int32_t cx, int32_t cy,
 	for (int32_t y = b.y0; y <= b.y1; y++)
 		for (int32_t x = b.x0; x <= b.x1; x++)
 		{
-			uint32_t *p = &c->img[(size_t)y * TILE + (size_t)x];
+			uint32_t *p = &c->img[(size_t)y * SZ.stride + (size_t)x];
 			int64_t ux = x * SUB + SUB / 2 - cx, uy = y * SUB + SUB / 2 - cy;
 			if (*p == lab && ux * nx + uy * ny > 0)
 				*p = lab2;
@@ -692,10 +780,10 @@ split_label(Ctx *c, uint32_t lab, uint32_t lab2, int32_t cx, int32_t cy,
 static void
 render(Ctx *c, uint64_t seed, uint64_t tile, int seg)
 {
-	memset(c->img, 0, (size_t)TILE * TILE * sizeof *c->img);
+	memset(c->img, 0, SZ.stride * SZ.stride * sizeof *c->img);
 	reserve(&c->box, &c->cap_box, 2 * c->n + 1, sizeof *c->box);
 	for (int i = 0; i < 2 * c->n + 1; i++)
-		c->box[i] = (Box){TILE, TILE, -1, -1};
+		c->box[i] = (Box){SZ.tile, SZ.tile, -1, -1};
 	for (int i = 0; i < c->n; i++)
 	{
 		const Nucleus *nu = &c->nuc[i];
@@ -731,7 +819,7 @@ typedef struct
 static size_t
 gidx(const Win *w, int p)
 {
-	return w->g0 + (size_t)(p / w->w) * TILE + (size_t)(p % w->w);
+	return w->g0 + (size_t)(p / w->w) * SZ.stride + (size_t)(p % w->w);
 }
 
 /* Number of 4-neighbours of local pixel p inside the mask. */
@@ -803,7 +891,7 @@ keep_largest(Ctx *c, const Win *w)
 static int
 resolve_saddle(Ctx *c, const Win *w, int p, int q, int u, int v, int *adds)
 {
-	if (*adds < MAX_ADDS)
+	if (*adds < SZ.max_adds)
 	{
 		int fu = c->img[gidx(w, u)] == 0, fv = c->img[gidx(w, v)] == 0;
 		int pick = -1;
@@ -842,7 +930,7 @@ fix_saddles(Ctx *c, const Win *w, int *adds)
 }
 
 /* Make label lab OGC-valid when traced (one 4-connected component, no
- * saddles) or drop it when under MIN_LABEL_PX pixels.  Leaves the final
+ * saddles) or drop it when under SZ.min_label pixels.  Leaves the final
  * mask in c->mask for tracing; returns 1 if the label survives. */
 static int
 clean_label(Ctx *c, uint32_t lab, Win *w)
@@ -852,7 +940,7 @@ clean_label(Ctx *c, uint32_t lab, Win *w)
 		return 0;
 	w->w = b->x1 - b->x0 + 3;
 	w->h = b->y1 - b->y0 + 3;
-	w->g0 = (size_t)(b->y0 - 1) * TILE + (size_t)(b->x0 - 1);
+	w->g0 = (size_t)(b->y0 - 1) * SZ.stride + (size_t)(b->x0 - 1);
 	w->lab = lab;
 	int n = w->w * w->h, count = 0, adds = 0, res;
 	reserve(&c->mask, &c->cap_mask, n, sizeof *c->mask);
@@ -860,7 +948,7 @@ clean_label(Ctx *c, uint32_t lab, Win *w)
 	reserve(&c->stack, &c->cap_stack, n, sizeof *c->stack);
 	for (int y = 0; y < w->h; y++)
 	{
-		const uint32_t *row = &c->img[w->g0 + (size_t)y * TILE];
+		const uint32_t *row = &c->img[w->g0 + (size_t)y * SZ.stride];
 		for (int x = 0; x < w->w; x++)
 			c->mask[y * w->w + x] = row[x] == lab;
 	}
@@ -870,7 +958,7 @@ clean_label(Ctx *c, uint32_t lab, Win *w)
 			keep_largest(c, w);
 	for (int p = 0; p < n; p++)
 		count += c->mask[p];
-	if (count >= MIN_LABEL_PX)
+	if (count >= SZ.min_label)
 		return 1;
 	for (int p = 0; p < n; p++)
 		if (c->mask[p])
@@ -912,7 +1000,8 @@ static void
 trace_ring(Ctx *c, const Win *w, int x0, int y0)
 {
 	int x = x0, y = y0, d = 0;
-	int32_t ox = (int32_t)(w->g0 % TILE), oy = (int32_t)(w->g0 / TILE);
+	int32_t ox = (int32_t)(w->g0 % SZ.stride);
+	int32_t oy = (int32_t)(w->g0 / SZ.stride);
 	push_vertex(c, ox + x, oy + y);
 	do
 	{
@@ -1068,11 +1157,13 @@ emit(Out *o, Ctx *c, const Win *w, uint64_t id, int64_t ox, int64_t oy,
 
 /* ---- driver ------------------------------------------------------------ */
 
-/* Tiles per image row: a roughly square image of n * AREA_PER_NUCLEUS px^2. */
+/* Tiles per image row: a roughly square image of n * AREA_PER_NUCLEUS px^2
+ * (times A / DEF_AREA). */
 static uint64_t
 tiles_per_row(uint64_t n)
 {
-	uint64_t w = (isqrt(n * AREA_PER_NUCLEUS) + TILE / 2) / TILE;
+	uint64_t px2 = n * AREA_PER_NUCLEUS * (uint64_t)SZ.area / DEF_AREA;
+	uint64_t w = (isqrt(px2) + (uint64_t)SZ.tile / 2) / (uint64_t)SZ.tile;
 	return w ? w : 1;
 }
 
@@ -1121,13 +1212,14 @@ generate(const Opts *opt, Out *oa, Out *ob)
 {
 	Ctx c;
 	memset(&c, 0, sizeof c);
-	c.img = malloc((size_t)TILE * TILE * sizeof *c.img);
+	c.img = malloc(SZ.stride * SZ.stride * sizeof *c.img);
 	if (!c.img)
 		die("%s", "out of memory", NULL);
 	uint64_t tw = tiles_per_row(opt->n), done = 0, id_a = 0, id_b = 0;
 	for (uint64_t t = 0; done < opt->n; t++)
 	{
-		int64_t ox = (int64_t)(t % tw) * TILE, oy = (int64_t)(t / tw) * TILE;
+		int64_t ox = (int64_t)(t % tw) * SZ.tile;
+		int64_t oy = (int64_t)(t / tw) * SZ.tile;
 		uint64_t got;
 		gen_objects(&c, opt->seed, t);
 		sort_objects(&c);
@@ -1159,7 +1251,8 @@ usage(FILE *f)
 	fputs(
 	    "usage: pbgen --polygons N [--seed S] [--scale K] "
 	    "[--style rect|smooth]\n"
-	    "             (--set a|b | --out-a FILE --out-b FILE)\n"
+	    "             [--nucleus-area A] "
+	    "(--set a|b | --out-a FILE --out-b FILE)\n"
 	    "\n"
 	    "Generate two segmentations (a, b) of one synthetic tissue image as\n"
 	    "lines \"id<TAB>WKT POLYGON\", ready for COPY into PostgreSQL.\n"
@@ -1170,6 +1263,10 @@ usage(FILE *f)
 	    "  --style rect   rectilinear polygons on pixel corners (default)\n"
 	    "  --style smooth corners cut by 1/4 px: diagonal edges, "
 	    "quarter coordinates\n"
+	    "  --nucleus-area A\n"
+	    "                 mean nucleus area in px^2, 40..2000 (default 150);\n"
+	    "                 nucleus sizes, spacing, holes, tiles and image area\n"
+	    "                 scale with it\n"
 	    "  --set a|b      write that set to stdout\n"
 	    "  --out-a FILE   write set a to FILE (with --out-b)\n"
 	    "  --out-b FILE   write set b to FILE (with --out-a)\n"
@@ -1206,10 +1303,11 @@ parse_args(int argc, char **argv, Opts *opt)
 	    {"set", required_argument, 0, 'S'},
 	    {"out-a", required_argument, 0, 'a'},
 	    {"out-b", required_argument, 0, 'b'},
+	    {"nucleus-area", required_argument, 0, 'A'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
 	int ch, have_n = 0;
-	*opt = (Opts){0, 1, 1, 0, SET_NONE, NULL, NULL};
+	*opt = (Opts){0, 1, 1, 0, SET_NONE, NULL, NULL, DEF_AREA};
 	while ((ch = getopt_long(argc, argv, "", LONG, NULL)) != -1)
 	{
 		switch (ch)
@@ -1234,6 +1332,10 @@ parse_args(int argc, char **argv, Opts *opt)
 				if (strcmp(optarg, "a") && strcmp(optarg, "b"))
 					die("invalid --set '%s' (expected a or b)", optarg, NULL);
 				opt->set = optarg[0] == 'a' ? SET_A : SET_B;
+				break;
+			case 'A':
+				opt->area = (int)parse_uint(optarg, "nucleus-area", MIN_AREA,
+				                            MAX_AREA);
 				break;
 			case 'a':
 				opt->out_a = optarg;
@@ -1295,6 +1397,7 @@ main(int argc, char **argv)
 	Opts opt;
 	parse_args(argc, argv, &opt);
 	trig_init();
+	size_init(opt.area);
 	Out *pa = NULL, *pb = NULL;
 	if (opt.set == SET_BOTH)
 	{

@@ -34,7 +34,7 @@ PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
 REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress --no-locale
 
-EXTRA_CLEAN = build tests/pb_core_tests bench/pbgen bench/bench_core
+EXTRA_CLEAN = build tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu
 
 # no LLVM bitcode: JIT inlining of this module is not worth a clang dependency
 override with_llvm = no
@@ -43,7 +43,7 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu cuda/pb_gpu.h
+cuda/%.o: cuda/%.cu cuda/pb_gpu.h cuda/gpu_layout.h
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(OBJS): src/core/pb_core.h

@@ -12,3 +12,60 @@ PbGpuProbe(char *reason, size_t reason_len)
 	snprintf(reason, reason_len, "pixelbox was built without CUDA (nvcc was not found)");
 	return 0;
 }
+
+/* No handle without CUDA. */
+PbGpu *
+PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
+{
+	(void) memory_budget;
+	PbGpuProbe(err, err_len);
+	return NULL;
+}
+
+/* Nothing to release. */
+void
+PbGpuClose(PbGpu *g)
+{
+	(void) g;
+}
+
+/* Unreachable without a handle; fail for safety. */
+int
+PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
+			PbGpuKernel kernel, char *err, size_t err_len)
+{
+	(void) g, (void) b, (void) pair_idx, (void) n, (void) kernel;
+	return PbGpuProbe(err, err_len) - 1;
+}
+
+/* Unreachable without a handle; fail for safety. */
+int
+PbGpuPoll(PbGpu *g, char *err, size_t err_len)
+{
+	(void) g;
+	return PbGpuProbe(err, err_len) - 1;
+}
+
+/* Unreachable without a handle. */
+const int64_t *
+PbGpuResults(const PbGpu *g)
+{
+	(void) g;
+	return NULL;
+}
+
+/* Unreachable without a handle. */
+double
+PbGpuKernelMs(const PbGpu *g)
+{
+	(void) g;
+	return 0.0;
+}
+
+/* Unreachable without a handle. */
+const char *
+PbGpuDeviceName(const PbGpu *g)
+{
+	(void) g;
+	return "none";
+}

@@ -13,6 +13,7 @@
 
 #define X(name) extern void name(void);
 PB_TESTS(X)
+PB_GPU_TESTS(X)
 #undef X
 
 static const struct
@@ -22,6 +23,7 @@ static const struct
 }			tests[] = {
 #define X(name) {#name, name},
 	PB_TESTS(X)
+	PB_GPU_TESTS(X)
 #undef X
 };
 

@@ -70,4 +70,14 @@
 	X(test_compare_none_intersect) \
 	X(test_compare_merge_equals_sequential)
 
+/* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
+#ifdef PB_TEST_GPU
+#define PB_GPU_TESTS(X) \
+	X(test_gpu_random_masks) \
+	X(test_gpu_adversarial) \
+	X(test_gpu_budget_error)
+#else
+#define PB_GPU_TESTS(X)
+#endif
+
 #endif							/* PB_TESTS_H */

@@ -1,0 +1,358 @@
+/*
+ * pixelbox_kernel.cu: the PixelBox kernel (Wang et al., VLDB 2012, sec. 3,
+ * Algorithm 1) for rectilinear integer polygon pairs.
+ *
+ * One thread block per pair (grid-stride over pairs).  The intersection of
+ * the two boxes is the first sampling box on a stack in shared memory, kept
+ * as four separate sub-stacks (x0, y0, x1, y1: no bank conflicts).  A box
+ * smaller than the pixelization threshold T = n^2/2 (n threads) is
+ * pixelized: every pixel centre is tested by ray casting against both
+ * polygons.  A larger box is split into n sub-boxes, one per thread, whose
+ * positions follow Lemma 1 (no boundary edge meets a sub-box's interior:
+ * its first pixel decides inside/outside; otherwise it hovers); sub-boxes
+ * inside both add their size, hovering ones are pushed.  The polygons'
+ * edges sit in shared memory when they fit, split into vertical and
+ * horizontal lists; otherwise they are read from the rings in global
+ * memory.  Per-thread areas are summed in the block: one int64 per pair.
+ * Every test is on integers, so the result is exact and equals
+ * PixelBox-CPU's (src/core/pixelbox_cpu.c) on every pair.
+ */
+#include <cuda_runtime.h>
+
+#include "gpu_layout.h"
+
+#define PB_THREADS 64			/* n: threads per block */
+#define PB_SPLIT 8				/* sub-boxes per side: PB_SPLIT^2 == n */
+#define PB_T (PB_THREADS * PB_THREADS / 2)	/* pixelization threshold */
+#define PB_STACK (PB_THREADS * 13)	/* >= 1 + 12 levels of n - 1 children */
+#define PB_EDGE_CAP 768			/* edges of a pair kept in shared memory */
+
+enum
+{
+	POS_OUTSIDE, POS_INSIDE, POS_HOVER
+};
+
+/* An axis-parallel edge: fixed coordinate c, range [lo, hi). */
+struct Edge
+{
+	int			c,
+				lo,
+				hi;
+};
+
+/* Edges of both polygons in shared memory, split by direction. */
+struct SharedEdges
+{
+	const Edge *v[2];
+	const Edge *h[2];
+	int			nv[2],
+				nh[2];
+
+	/* Ray casting: is the centre of pixel (px, py) inside polygon s? */
+	__device__ int PixelIn(int s, long long px, long long py) const
+	{
+		int			inside = 0;
+
+#pragma unroll 4
+		for (int i = 0; i < nv[s]; i++)
+			inside ^= (v[s][i].c <= px) & (v[s][i].lo <= py) & (py < v[s][i].hi);
+		return inside;
+	}
+
+	/* Lemma 1: position of box [x0,x1) x [y0,y1) relative to polygon s. */
+	__device__ int Position(int s, long long x0, long long y0, long long x1, long long y1) const
+	{
+		int			hover = 0;
+
+#pragma unroll 4
+		for (int i = 0; i < nv[s]; i++)
+			hover |= (v[s][i].c > x0) & (v[s][i].c < x1) & (v[s][i].lo < y1) & (v[s][i].hi > y0);
+#pragma unroll 4
+		for (int i = 0; i < nh[s]; i++)
+			hover |= (h[s][i].c > y0) & (h[s][i].c < y1) & (h[s][i].lo < x1) & (h[s][i].hi > x0);
+		if (hover)
+			return POS_HOVER;
+		return PixelIn(s, x0, y0) ? POS_INSIDE : POS_OUTSIDE;
+	}
+};
+
+/* Edges of both polygons read from their rings in global memory. */
+struct GlobalEdges
+{
+	const int2 *pts;
+	const uint2 *rings;
+	uint32_t	ring_first[2],
+				nrings[2];
+
+	/* Ray casting over the vertical edges of every ring of polygon s. */
+	__device__ int PixelIn(int s, long long px, long long py) const
+	{
+		int			inside = 0;
+
+		for (uint32_t r = ring_first[s]; r < ring_first[s] + nrings[s]; r++)
+		{
+			uint2		rg = rings[r];
+			int2		a = pts[rg.x + rg.y - 1];
+
+			for (uint32_t i = 0; i < rg.y; i++)
+			{
+				int2		b = pts[rg.x + i];
+
+				if (a.x == b.x)
+					inside ^= (a.x <= px) & (min(a.y, b.y) <= py) & (py < max(a.y, b.y));
+				a = b;
+			}
+		}
+		return inside;
+	}
+
+	/* Lemma 1 over every edge of every ring of polygon s. */
+	__device__ int Position(int s, long long x0, long long y0, long long x1, long long y1) const
+	{
+		for (uint32_t r = ring_first[s]; r < ring_first[s] + nrings[s]; r++)
+		{
+			uint2		rg = rings[r];
+			int2		a = pts[rg.x + rg.y - 1];
+
+			for (uint32_t i = 0; i < rg.y; i++)
+			{
+				int2		b = pts[rg.x + i];
+
+				if (a.x == b.x && a.x > x0 && a.x < x1 && min(a.y, b.y) < y1 && max(a.y, b.y) > y0)
+					return POS_HOVER;
+				if (a.y == b.y && a.y > y0 && a.y < y1 && min(a.x, b.x) < x1 && max(a.x, b.x) > x0)
+					return POS_HOVER;
+				a = b;
+			}
+		}
+		return PixelIn(s, x0, y0) ? POS_INSIDE : POS_OUTSIDE;
+	}
+};
+
+/* The shared sampling-box stack: four sub-stacks and the top. */
+struct BoxStack
+{
+	int		   *x0,
+			   *y0,
+			   *x1,
+			   *y1;
+	int		   *top;
+	int		   *count;
+};
+
+/*
+ * This thread's share of the intersection area of the window
+ * [wx0,wx1) x [wy0,wy1), by sampling boxes and pixelization (Algorithm 1).
+ * Every thread of the block must call it (it synchronizes).
+ */
+template <class ES>
+__device__ long long
+PairArea(const ES &es, int wx0, int wy0, int wx1, int wy1, int pixel_only,
+		 const BoxStack &st)
+{
+	const int	tid = threadIdx.x;
+	long long	acc = 0;
+
+	if (tid == 0)
+	{
+		st.x0[0] = wx0;
+		st.y0[0] = wy0;
+		st.x1[0] = wx1;
+		st.y1[0] = wy1;
+		*st.top = 1;
+	}
+	__syncthreads();
+	for (;;)
+	{
+		int			t = *st.top;
+		long long	bx0,
+					by0,
+					w,
+					h;
+
+		if (t == 0)
+			break;
+		t--;
+		bx0 = st.x0[t];
+		by0 = st.y0[t];
+		w = st.x1[t] - bx0;
+		h = st.y1[t] - by0;
+		__syncthreads();		/* everyone has read the top before it moves */
+		if (pixel_only || w * h < PB_T)
+		{
+			for (long long j = tid; j < w * h; j += PB_THREADS)
+			{
+				long long	px = bx0 + j % w,
+							py = by0 + j / w;
+
+				acc += es.PixelIn(0, px, py) & es.PixelIn(1, px, py);
+			}
+			if (tid == 0)
+				*st.top = t;
+		}
+		else
+		{
+			int			kx = w < PB_SPLIT ? (int) w : PB_SPLIT;
+			int			ky = h < PB_SPLIT ? (int) h : PB_SPLIT;
+
+			if (tid == 0)
+				*st.count = t;
+			__syncthreads();
+			if (tid < kx * ky)
+			{
+				int			i = tid % kx,
+							j = tid / kx;
+				long long	cx0 = bx0 + w * i / kx,
+							cx1 = bx0 + w * (i + 1) / kx;
+				long long	cy0 = by0 + h * j / ky,
+							cy1 = by0 + h * (j + 1) / ky;
+				int			pp = es.Position(0, cx0, cy0, cx1, cy1);
+				int			pq = pp == POS_OUTSIDE ? POS_OUTSIDE : es.Position(1, cx0, cy0, cx1, cy1);
+
+				if (pp == POS_INSIDE && pq == POS_INSIDE)
+					acc += (cx1 - cx0) * (cy1 - cy0);
+				else if (pp != POS_OUTSIDE && pq != POS_OUTSIDE)
+				{
+					int			k = atomicAdd(st.count, 1);
+
+					st.x0[k] = (int) cx0;
+					st.y0[k] = (int) cy0;
+					st.x1[k] = (int) cx1;
+					st.y1[k] = (int) cy1;
+				}
+			}
+			__syncthreads();
+			if (tid == 0)
+				*st.top = *st.count;
+		}
+		__syncthreads();
+	}
+	return acc;
+}
+
+/* Number of points in the rings of shape s. */
+__device__ static uint32_t
+ShapePoints(const GBatch &b, const GShape &s)
+{
+	uint32_t	n = 0;
+
+	for (uint32_t r = s.ring_first; r < s.ring_first + s.nrings; r++)
+		n += b.rings[r].y;
+	return n;
+}
+
+/* Split the edges of shape s into the vertical list v and horizontal list h. */
+__device__ static void
+LoadEdges(const GBatch &b, const GShape &s, Edge *v, Edge *h, int *nv, int *nh)
+{
+	for (uint32_t r = s.ring_first; r < s.ring_first + s.nrings; r++)
+	{
+		uint2		rg = b.rings[r];
+
+		for (uint32_t i = threadIdx.x; i < rg.y; i += PB_THREADS)
+		{
+			int2		a = b.pts[rg.x + i];
+			int2		c = b.pts[rg.x + (i + 1 == rg.y ? 0 : i + 1)];
+
+			if (a.x == c.x && a.y != c.y)
+				v[atomicAdd(nv, 1)] = Edge{a.x, min(a.y, c.y), max(a.y, c.y)};
+			else if (a.y == c.y && a.x != c.x)
+				h[atomicAdd(nh, 1)] = Edge{a.y, min(a.x, c.x), max(a.x, c.x)};
+		}
+	}
+}
+
+/* Sum a per-thread value over the block; the total is valid in thread 0. */
+__device__ static long long
+BlockSum(long long v, long long *partial)
+{
+	for (int off = 16; off > 0; off /= 2)
+		v += __shfl_down_sync(0xffffffffu, v, off);
+	if ((threadIdx.x & 31) == 0)
+		partial[threadIdx.x / 32] = v;
+	__syncthreads();
+	if (threadIdx.x == 0)
+		for (int w = 1; w < PB_THREADS / 32; w++)
+			v += partial[w];
+	return v;
+}
+
+/* The kernel: one block per pair, grid-stride over the batch. */
+__global__ void __launch_bounds__(PB_THREADS)
+PixelBoxKernel(GBatch b, int pixel_only)
+{
+	__shared__ int sx0[PB_STACK],
+				sy0[PB_STACK],
+				sx1[PB_STACK],
+				sy1[PB_STACK];
+	__shared__ Edge edges[PB_EDGE_CAP];
+	__shared__ int s_top,
+				s_count,
+				s_n[4];
+	__shared__ long long s_partial[PB_THREADS / 32];
+	BoxStack	st = {sx0, sy0, sx1, sy1, &s_top, &s_count};
+
+	for (uint32_t pi = blockIdx.x; pi < b.npairs; pi += gridDim.x)
+	{
+		uint2		pr = b.pairs[pi];
+		GShape		p = b.shapes[pr.x],
+					q = b.shapes[pr.y];
+		int			wx0 = max(p.xmin, q.xmin),
+					wy0 = max(p.ymin, q.ymin);
+		int			wx1 = min(p.xmax, q.xmax),
+					wy1 = min(p.ymax, q.ymax);
+		long long	area = 0;
+
+		if (wx1 > wx0 && wy1 > wy0)
+		{
+			uint32_t	np = ShapePoints(b, p),
+						nq = ShapePoints(b, q);
+
+			if (2 * (np + nq) <= PB_EDGE_CAP)
+			{
+				SharedEdges es;
+
+				if (threadIdx.x < 4)
+					s_n[threadIdx.x] = 0;
+				__syncthreads();
+				es.v[0] = edges;
+				es.h[0] = edges + np;
+				es.v[1] = edges + 2 * np;
+				es.h[1] = edges + 2 * np + nq;
+				LoadEdges(b, p, edges, edges + np, &s_n[0], &s_n[1]);
+				LoadEdges(b, q, edges + 2 * np, edges + 2 * np + nq, &s_n[2], &s_n[3]);
+				__syncthreads();
+				es.nv[0] = s_n[0];
+				es.nh[0] = s_n[1];
+				es.nv[1] = s_n[2];
+				es.nh[1] = s_n[3];
+				area = PairArea(es, wx0, wy0, wx1, wy1, pixel_only, st);
+			}
+			else
+			{
+				GlobalEdges es = {b.pts, b.rings, {p.ring_first, q.ring_first}, {p.nrings, q.nrings}};
+
+				area = PairArea(es, wx0, wy0, wx1, wy1, pixel_only, st);
+			}
+		}
+		area = BlockSum(area, s_partial);
+		if (threadIdx.x == 0)
+			b.out[pi] = area;
+		__syncthreads();		/* shared memory is reused by the next pair */
+	}
+}
+
+/* Launch the kernel on stream: a few blocks per multiprocessor, grid-stride. */
+cudaError_t
+PbLaunchPixelBox(const GBatch &batch, int pixel_only, int sm_count,
+				 cudaStream_t stream)
+{
+	unsigned	grid = (unsigned) sm_count * 16;
+
+	if (batch.npairs == 0)
+		return cudaSuccess;
+	if (grid > batch.npairs)
+		grid = batch.npairs;
+	PixelBoxKernel<<<grid, PB_THREADS, 0, stream>>>(batch, pixel_only);
+	return cudaGetLastError();
+}

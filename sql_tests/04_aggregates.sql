@@ -84,17 +84,6 @@ SET pixelbox.force_ewkb = on;
 SELECT 'EWKB decoding' AS variant, identical FROM same_as_reference;
 RESET pixelbox.force_ewkb;
 
--- pixelbox.device: cpu computes on the CPU; gpu insists on a GPU, and this
--- build has no GPU kernel yet, so it raises (the detail says why)
-SET pixelbox.device = cpu;
-SELECT 'device cpu' AS variant, identical FROM same_as_reference;
-SET pixelbox.device = gpu;
-\set VERBOSITY terse
-SELECT jaccard_gpu(p.geom, q.geom) FROM ga p, gb q WHERE p.geom && q.geom;
--- nothing to compute, nothing to refuse
-SELECT jaccard_gpu(geom, geom) AS no_rows_on_gpu FROM ga WHERE false;
-\set VERBOSITY default
-RESET pixelbox.device;
 SET pixelbox.device = 'tpu';
 SET pixelbox.cpu_method = 'fastest';
 SET pixelbox.batch_memory = 10;

@@ -1,12 +1,15 @@
 /*
  * compare_agg.c: the jaccard_gpu and pb_cross_compare aggregates.
  *
- * Both share one transition state: rows are decoded into a PbBatch (the
- * compact format a GPU batch will use), and when the batch reaches
- * pixelbox.batch_memory its pairs are computed and folded into exact,
- * order-independent totals.  Serial/deserial/combine move only the totals,
- * so parallel workers compute their own batches and the leader merges;
- * answers are bit-identical whatever the plan.
+ * Both share one transition state: rows are decoded into a PbBatch, and
+ * when the batch reaches its memory budget its pairs are computed and
+ * folded into exact, order-independent totals.  With a GPU the state holds
+ * two batches: while the GPU computes one (its rectilinear integer pairs;
+ * the others are computed on the CPU at once), the backend decodes rows
+ * into the other; results are folded when the next batch is ready and at
+ * the end.  Serial/deserial/combine move only the totals, so parallel
+ * workers compute their own batches and the leader merges; answers are
+ * bit-identical whatever the plan or the device.
  */
 #include "postgres.h"
 
@@ -21,11 +24,23 @@
 
 #define PB_STATE_FORMAT 1		/* version byte of serialized states */
 
+/* Whether a state's batches go to the GPU (decided at its first batch). */
+typedef enum GpuMode
+{
+	GPU_UNDECIDED, GPU_ON, GPU_OFF
+} GpuMode;
+
 /* Transition state of the comparison aggregates. */
 typedef struct PbAggState
 {
 	PbAllocator mem;			/* palloc in the aggregate's context */
-	PbBatch		batch;			/* pairs decoded but not yet computed */
+	PbBatch		batch[2];		/* batch[cur] fills; batch[1 - cur] may be on the GPU */
+	uint32_t   *gpu_idx[2];		/* a batch's pairs sent to the GPU */
+	uint32_t	gpu_n[2],
+				gpu_cap[2];
+	int			cur;
+	bool		in_flight;		/* batch[1 - cur] is on the GPU */
+	GpuMode		gpu;
 	PbScratch	scratch;
 	PbCompareAcc acc;			/* totals of the computed pairs */
 	const char *caller;			/* the aggregate's name, for messages */
@@ -54,40 +69,160 @@ AggContext(FunctionCallInfo fcinfo, const char *fn)
 	return aggcxt;
 }
 
+/* Memory context callback: the state dies, so does its claim on the GPU. */
+static void
+StateGone(void *arg)
+{
+	PbGpuForget(arg);
+}
+
 /* Make an empty state in the aggregate's memory context. */
 static PbAggState *
 StateCreate(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 {
 	PbAggState *s = MemoryContextAllocZero(aggcxt, sizeof(PbAggState));
+	MemoryContextCallback *cb = MemoryContextAlloc(aggcxt, sizeof(MemoryContextCallback));
 
 	PbPgAllocatorInit(&s->mem, aggcxt);
-	PbBatchInit(&s->batch, &s->mem);
+	PbBatchInit(&s->batch[0], &s->mem);
+	PbBatchInit(&s->batch[1], &s->mem);
 	PbScratchInit(&s->scratch, &s->mem);
 	PbCompareInit(&s->acc);
 	s->caller = AggregateName(fcinfo, aggcxt);
+	cb->func = StateGone;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(aggcxt, cb);
 	return s;
 }
 
-/* Compute every queued pair and fold it into the totals; empty the batch. */
+/* Fold pair i of batch b, whose intersection area is inter, into the totals. */
+static inline void
+FoldPair(PbAggState *s, const PbBatch *b, uint32_t i, double inter)
+{
+	const PbPair *pr = &b->pairs[i];
+
+	PbCompareAdd(&s->acc, b->shapes[pr->a].area, b->shapes[pr->b].area, inter);
+}
+
+/* Compute pairs idx[0..n) of b (all pairs when idx is NULL) on the CPU. */
+static void
+ComputeOnCpu(PbAggState *s, const PbBatch *b, const uint32_t *idx, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+	{
+		uint32_t	i = idx ? idx[k] : k;
+
+		FoldPair(s, b, i, PbIntersectionArea(&s->scratch, b, b->pairs[i].a,
+											 b->pairs[i].b, pb_cpu_method));
+		if ((k & 255) == 255)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Wait for the batch on the GPU and fold it (on the CPU if the GPU failed). */
+static void
+CollectGpu(PbAggState *s)
+{
+	int			g = 1 - s->cur;
+	PbBatch    *b = &s->batch[g];
+	const int64_t *areas = PbGpuFinishBatch(s, s->caller);
+
+	if (areas == NULL)
+	{
+		s->gpu = GPU_OFF;
+		ComputeOnCpu(s, b, s->gpu_idx[g], s->gpu_n[g]);
+	}
+	else
+		for (uint32_t k = 0; k < s->gpu_n[g]; k++)
+			FoldPair(s, b, s->gpu_idx[g][k], (double) areas[k]);
+	PbBatchReset(b);
+	s->in_flight = false;
+}
+
+/*
+ * Send the current batch's rectilinear integer pairs to the GPU (the
+ * others are computed now) and switch to the other batch; false when the
+ * GPU is busy or failed, leaving those pairs listed in gpu_idx[cur].
+ */
+static bool
+SendToGpu(PbAggState *s)
+{
+	int			c = s->cur;
+	PbBatch    *b = &s->batch[c];
+	PbGpuStart	st;
+
+	if (s->gpu_cap[c] < b->npairs)
+	{
+		s->gpu_idx[c] = s->gpu_idx[c] ? repalloc(s->gpu_idx[c], sizeof(uint32_t) * b->npairs)
+			: MemoryContextAlloc((MemoryContext) s->mem.ctx, sizeof(uint32_t) * b->npairs);
+		s->gpu_cap[c] = b->npairs;
+	}
+	s->gpu_n[c] = 0;
+	for (uint32_t i = 0; i < b->npairs; i++)
+	{
+		const PbShape *p = &b->shapes[b->pairs[i].a],
+				   *q = &b->shapes[b->pairs[i].b];
+
+		if (p->kind == PB_SHAPE_INT && q->kind == PB_SHAPE_INT)
+			s->gpu_idx[c][s->gpu_n[c]++] = i;
+		else
+			FoldPair(s, b, i, PbIntersectionArea(&s->scratch, b, b->pairs[i].a,
+												 b->pairs[i].b, pb_cpu_method));
+	}
+	if (s->in_flight)
+		CollectGpu(s);
+	if (s->gpu_n[c] == 0 || s->gpu == GPU_OFF)
+		return false;
+	st = PbGpuStartBatch(s, b, s->gpu_idx[c], s->gpu_n[c], s->caller);
+	if (st == PB_GPU_FAILED)
+		s->gpu = GPU_OFF;
+	if (st != PB_GPU_STARTED)
+		return false;
+	s->in_flight = true;
+	s->cur = 1 - c;
+	return true;
+}
+
+/* Compute the current batch (on the GPU when wanted) and start a new one. */
 static void
 StateFlush(PbAggState *s)
 {
-	const PbBatch *b = &s->batch;
+	PbBatch    *b = &s->batch[s->cur];
 
 	if (b->npairs == 0)
 		return;
-	(void) PbDeviceUseGpu(s->caller);
-	for (uint32_t i = 0; i < b->npairs; i++)
+	if (s->gpu == GPU_UNDECIDED)
+		s->gpu = PbGpuWanted(s->caller) ? GPU_ON : GPU_OFF;
+	if (s->gpu == GPU_ON)
 	{
-		const PbPair *pr = &b->pairs[i];
-		double		inter = PbIntersectionArea(&s->scratch, b, pr->a, pr->b,
-											   pb_cpu_method);
-
-		PbCompareAdd(&s->acc, b->shapes[pr->a].area, b->shapes[pr->b].area, inter);
-		if ((i & 255) == 255)
-			CHECK_FOR_INTERRUPTS();
+		if (!SendToGpu(s))
+		{
+			ComputeOnCpu(s, b, s->gpu_idx[s->cur], s->gpu_n[s->cur]);
+			PbBatchReset(b);
+		}
+		return;
 	}
-	PbBatchReset(&s->batch);
+	ComputeOnCpu(s, b, NULL, b->npairs);
+	PbBatchReset(b);
+}
+
+/* Compute everything pending, the batch in flight included. */
+static void
+StateFinish(PbAggState *s)
+{
+	StateFlush(s);
+	if (s->in_flight)
+		CollectGpu(s);
+}
+
+/* Bytes a batch may hold before it is computed. */
+static size_t
+BatchBudget(const PbAggState *s)
+{
+	size_t		budget = (size_t) pb_batch_memory_kb * 1024;
+	size_t		gpu_half = ((size_t) pb_gpu_memory_mb << 20) / 2;
+
+	return s->gpu == GPU_ON && gpu_half < budget ? gpu_half : budget;
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_transfn);
@@ -97,6 +232,7 @@ pb_compare_transfn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = AggContext(fcinfo, "pb_compare_transfn");
 	PbAggState *s = PG_ARGISNULL(0) ? NULL : (PbAggState *) PG_GETARG_POINTER(0);
+	PbBatch    *b;
 	uint32_t	ia,
 				ib;
 
@@ -104,11 +240,12 @@ pb_compare_transfn(PG_FUNCTION_ARGS)
 		s = StateCreate(fcinfo, aggcxt);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(s);
-	ia = PbDecodeGeometryArg(fcinfo, 1, &s->batch, s->caller);
-	ib = PbDecodeGeometryArg(fcinfo, 2, &s->batch, s->caller);
-	PbCheckSameSrid(&s->batch, ia, ib, s->caller);
-	PbBatchAddPair(&s->batch, ia, ib);
-	if (PbBatchBytes(&s->batch) >= (size_t) pb_batch_memory_kb * 1024)
+	b = &s->batch[s->cur];
+	ia = PbDecodeGeometryArg(fcinfo, 1, b, s->caller);
+	ib = PbDecodeGeometryArg(fcinfo, 2, b, s->caller);
+	PbCheckSameSrid(b, ia, ib, s->caller);
+	PbBatchAddPair(b, ia, ib);
+	if (PbBatchBytes(b) >= BatchBudget(s))
 		StateFlush(s);
 	PG_RETURN_POINTER(s);
 }
@@ -128,7 +265,7 @@ pb_compare_combinefn(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_POINTER(s1);
 	}
-	StateFlush(s2);
+	StateFinish(s2);
 	if (s1 == NULL)
 		s1 = StateCreate(fcinfo, aggcxt);
 	PbCompareMerge(&s1->acc, &s2->acc);
@@ -144,7 +281,7 @@ pb_compare_serialfn(PG_FUNCTION_ARGS)
 	bytea	   *out = palloc(VARHDRSZ + 1 + sizeof(PbCompareAcc));
 	PbCompareAcc acc;
 
-	StateFlush(s);
+	StateFinish(s);
 	acc = s->acc;
 	PbExactSumNormalize(&acc.inter);
 	PbExactSumNormalize(&acc.uni);
@@ -189,7 +326,7 @@ FinalResult(FunctionCallInfo fcinfo)
 		PbCompareResultOf(&empty, &r);
 		return r;
 	}
-	StateFlush((PbAggState *) PG_GETARG_POINTER(0));
+	StateFinish((PbAggState *) PG_GETARG_POINTER(0));
 	PbCompareResultOf(&((PbAggState *) PG_GETARG_POINTER(0))->acc, &r);
 	return r;
 }

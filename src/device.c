@@ -1,29 +1,162 @@
 /*
- * device.c: decide where an aggregate's batches are computed.
+ * device.c: the GPU side of the aggregates, for one backend.
  *
- * This version computes every batch on the CPU: pixelbox.device = auto
- * never touches CUDA, and gpu raises an error saying why no GPU can be
- * used (the probe runs lazily here, in the backend, never at load time).
+ * pixelbox.device = cpu never touches CUDA; auto opens the GPU lazily, in
+ * this backend, the first time a batch is ready (never in the postmaster
+ * or at load time), and computes on the CPU when there is none; gpu raises
+ * an error when no GPU exists.  Parallel workers always compute on the CPU
+ * (only the leader or a plain backend holds a GPU), so a parallel plan
+ * never multiplies CUDA contexts; the answer is the same either way.
+ *
+ * Any failure of an existing GPU (initialization, memory, launch, kernel)
+ * gives one WARNING and the batch is computed on the CPU: the answer never
+ * changes.  pixelbox.gpu_fault injects such failures, with or without a
+ * GPU, so CI tests the fallback.  One aggregate state at a time may have
+ * a batch in flight; another one finding the GPU busy computes its batch
+ * on the CPU.
  */
 #include "postgres.h"
+
+#include "access/parallel.h"
+#include "miscadmin.h"
 
 #include "../cuda/pb_gpu.h"
 #include "pixelbox.h"
 
-/* Return whether to use the GPU; raise when pixelbox.device insists on one. */
-bool
-PbDeviceUseGpu(const char *caller)
-{
-	char		reason[256];
+static PbGpu *gpu;				/* this backend's handle, or NULL */
+static size_t gpu_budget;		/* the budget gpu was opened with */
+static bool gpu_absent;			/* the probe found no usable device */
+static char gpu_absent_reason[256];
+static const void *gpu_owner;	/* state whose batch is in flight */
+static bool fake_in_flight;		/* an injected submission "runs" */
 
-	if (pb_device != PB_DEVICE_GPU)
+/* One WARNING for a failed GPU step; the caller computes on the CPU. */
+static void
+WarnFallback(const char *caller, const char *why)
+{
+	ereport(WARNING,
+			(errmsg("%s: GPU computation failed, computing on the CPU instead", caller),
+			 errdetail("%s", why)));
+}
+
+/*
+ * Forget owner's batch in flight: its state is going away (its memory
+ * context is reset, also when a query is cancelled or fails).  The work
+ * itself is drained by the next submission.
+ */
+void
+PbGpuForget(const void *owner)
+{
+	if (gpu_owner == owner)
+	{
+		gpu_owner = NULL;
+		fake_in_flight = false;
+	}
+}
+
+/*
+ * Decide whether a state's batches go to the GPU, opening it on first use.
+ * Raises when pixelbox.device = gpu and no GPU exists.
+ */
+bool
+PbGpuWanted(const char *caller)
+{
+	size_t		budget = (size_t) pb_gpu_memory_mb << 20;
+	char		err[256];
+
+	if (pb_device == PB_DEVICE_CPU || IsParallelWorker())
 		return false;
-	if (PbGpuProbe(reason, sizeof(reason)) > 0)
-		snprintf(reason, sizeof(reason), "this version of pixelbox has no GPU kernel yet");
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("%s: pixelbox.device is \"gpu\" but no GPU can be used", caller),
-			 errdetail("%s", reason),
-			 errhint("Set pixelbox.device to 'auto' or 'cpu'.")));
-	return false;				/* not reached */
+	if (pb_gpu_fault == PB_FAULT_OPEN)
+	{
+		WarnFallback(caller, "injected failure (pixelbox.gpu_fault = open)");
+		return false;
+	}
+	if (pb_gpu_fault != PB_FAULT_NONE)
+		return true;			/* pretend: the injected fault comes later */
+	if (gpu != NULL && gpu_budget != budget)
+	{
+		PbGpuClose(gpu);
+		gpu = NULL;
+	}
+	if (gpu == NULL && !gpu_absent)
+	{
+		if (PbGpuProbe(gpu_absent_reason, sizeof(gpu_absent_reason)) == 0)
+			gpu_absent = true;
+		else if ((gpu = PbGpuOpen(budget, err, sizeof(err))) == NULL)
+		{
+			WarnFallback(caller, err);
+			return false;
+		}
+		else
+			gpu_budget = budget;
+	}
+	if (gpu_absent && pb_device == PB_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: pixelbox.device is \"gpu\" but no GPU can be used", caller),
+				 errdetail("%s", gpu_absent_reason),
+				 errhint("Set pixelbox.device to 'auto' or 'cpu'.")));
+	return gpu != NULL;
+}
+
+/*
+ * Start the pairs idx[0..n) of batch b (rectilinear integer) on the GPU for
+ * owner.  PB_GPU_BUSY when another state's batch is in flight.
+ */
+PbGpuStart
+PbGpuStartBatch(const void *owner, const PbBatch *b, const uint32_t *idx,
+				uint32_t n, const char *caller)
+{
+	char		err[256];
+
+	if (gpu_owner != NULL && gpu_owner != owner)
+		return PB_GPU_BUSY;
+	if (pb_gpu_fault == PB_FAULT_SUBMIT)
+	{
+		WarnFallback(caller, "injected failure (pixelbox.gpu_fault = submit)");
+		return PB_GPU_FAILED;
+	}
+	if (pb_gpu_fault == PB_FAULT_RUN)
+		fake_in_flight = true;
+	else if (gpu == NULL || PbGpuSubmit(gpu, b, idx, n, PB_GPU_PIXELBOX, err, sizeof(err)) != 0)
+	{
+		WarnFallback(caller, gpu ? err : "the GPU was closed after an earlier failure");
+		return PB_GPU_FAILED;
+	}
+	gpu_owner = owner;
+	return PB_GPU_STARTED;
+}
+
+/*
+ * Wait for owner's batch in flight, answering cancels; its intersection
+ * areas in submission order, or NULL (after one WARNING) when it failed.
+ */
+const int64_t *
+PbGpuFinishBatch(const void *owner, const char *caller)
+{
+	char		err[256];
+	int			st;
+
+	Assert(gpu_owner == owner);
+	gpu_owner = NULL;
+	if (fake_in_flight)
+	{
+		fake_in_flight = false;
+		WarnFallback(caller, "injected failure (pixelbox.gpu_fault = run)");
+		return NULL;
+	}
+	while ((st = PbGpuPoll(gpu, err, sizeof(err))) == 0)
+	{
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(20);
+	}
+	if (st < 0)
+	{
+		/* the context may be unusable after a kernel error: start afresh next time */
+		PbGpuClose(gpu);
+		gpu = NULL;
+		WarnFallback(caller, err);
+		return NULL;
+	}
+	return PbGpuResults(gpu);
 }

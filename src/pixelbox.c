@@ -17,12 +17,22 @@ PG_MODULE_MAGIC;
 int			pb_device = PB_DEVICE_AUTO;
 int			pb_cpu_method = PB_METHOD_AUTO;
 int			pb_batch_memory_kb = 16384;
+int			pb_gpu_memory_mb = 1024;
+int			pb_gpu_fault = PB_FAULT_NONE;
 bool		pb_force_ewkb = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", PB_DEVICE_AUTO, false},
 	{"cpu", PB_DEVICE_CPU, false},
 	{"gpu", PB_DEVICE_GPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry gpu_fault_options[] = {
+	{"none", PB_FAULT_NONE, false},
+	{"open", PB_FAULT_OPEN, false},
+	{"submit", PB_FAULT_SUBMIT, false},
+	{"run", PB_FAULT_RUN, false},
 	{NULL, 0, false}
 };
 
@@ -37,13 +47,13 @@ static const struct config_enum_entry cpu_method_options[] = {
 
 void		_PG_init(void);
 
-/* Define the pixelbox.* settings. */
+/* Define the pixelbox.* settings (no CUDA here: it starts lazily). */
 void
 _PG_init(void)
 {
 	DefineCustomEnumVariable("pixelbox.device",
 							 "Where jaccard_gpu and pb_cross_compare compute intersection areas.",
-							 "auto uses a GPU when one is usable, cpu never touches CUDA, gpu raises an error when no GPU can be used.",
+							 "auto uses a GPU when one is usable, cpu never touches CUDA, gpu raises an error when no GPU exists. Parallel workers always use the CPU.",
 							 &pb_device, PB_DEVICE_AUTO, device_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("pixelbox.cpu_method",
@@ -60,6 +70,16 @@ _PG_init(void)
 							 "Decode geometries through EWKB instead of reading PostGIS's storage format.",
 							 "A developer option for testing the portable decoding path.",
 							 &pb_force_ewkb, false,
+							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomIntVariable("pixelbox.gpu_memory",
+							"GPU memory one backend may use for its batches.",
+							"Batches are sized to fit; each backend also holds its own CUDA context.",
+							&pb_gpu_memory_mb, 1024, 16, INT_MAX / 2,
+							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomEnumVariable("pixelbox.gpu_fault",
+							 "Make the GPU path fail at a given step (testing the CPU fallback).",
+							 "none, open (initialization), submit (copy or launch), run (kernel). Works without a GPU.",
+							 &pb_gpu_fault, PB_FAULT_NONE, gpu_fault_options,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pixelbox");
 }

@@ -18,8 +18,27 @@ typedef enum PbDeviceSetting
 	PB_DEVICE_GPU
 } PbDeviceSetting;
 
+/* pixelbox.gpu_fault: failures injected to test the CPU fallback */
+typedef enum PbGpuFault
+{
+	PB_FAULT_NONE,
+	PB_FAULT_OPEN,
+	PB_FAULT_SUBMIT,
+	PB_FAULT_RUN
+} PbGpuFault;
+
+/* What PbGpuStartBatch did. */
+typedef enum PbGpuStart
+{
+	PB_GPU_STARTED,				/* the batch runs on the GPU */
+	PB_GPU_BUSY,				/* another state's batch is in flight: use the CPU */
+	PB_GPU_FAILED				/* failed (one WARNING given): use the CPU from now on */
+} PbGpuStart;
+
 /* GUC variables (pixelbox.c) */
 extern int	pb_device;
+extern int	pb_gpu_memory_mb;
+extern int	pb_gpu_fault;
 extern int	pb_cpu_method;
 extern int	pb_batch_memory_kb;
 extern bool pb_force_ewkb;
@@ -33,7 +52,12 @@ extern uint32_t PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno,
 extern void PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,
 							const char *caller);
 
-/* device.c: where aggregate batches run */
-extern bool PbDeviceUseGpu(const char *caller);
+/* device.c: the GPU side of the aggregates */
+extern void PbGpuForget(const void *owner);
+extern bool PbGpuWanted(const char *caller);
+extern PbGpuStart PbGpuStartBatch(const void *owner, const PbBatch *b,
+								  const uint32_t *idx, uint32_t n,
+								  const char *caller);
+extern const int64_t *PbGpuFinishBatch(const void *owner, const char *caller);
 
 #endif							/* PIXELBOX_H */

@@ -1,0 +1,12 @@
+-- pixelbox.device = gpu insists on a GPU: without one it is an error
+-- (expected/08_device_gpu.out); with one it computes there
+-- (expected/08_device_gpu_1.out).  Same query, same data.
+SET pixelbox.device = gpu;
+\set VERBOSITY terse
+SELECT jaccard_gpu(a, b) AS j
+FROM (VALUES ('POLYGON((0 0,2 0,2 2,0 2,0 0))'::geometry, 'POLYGON((1 0,3 0,3 2,1 2,1 0))'::geometry),
+             ('POLYGON((0 0,4 0,4 4,0 4,0 0))', 'POLYGON((0 0,4 0,4 4,0 4,0 0))')) t(a, b);
+-- nothing to compute, nothing to refuse
+SELECT jaccard_gpu(a, b) AS no_rows FROM (VALUES (NULL::geometry, NULL::geometry)) t(a, b) WHERE false;
+\set VERBOSITY default
+RESET pixelbox.device;

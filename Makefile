@@ -48,12 +48,26 @@ cuda/%.o: cuda/%.cu cuda/pb_gpu.h cuda/gpu_layout.h
 
 $(OBJS): src/core/pb_core.h
 
-installcheck: build/regress/sql build/regress/expected
+installcheck: build/regress/sql build/regress/expected bench/pbgen
 
 build/regress/sql build/regress/expected:
 	mkdir -p build/regress
 	ln -sfn ../../sql_tests build/regress/sql
 	ln -sfn ../../expected build/regress/expected
+
+# The GPU schedule: sql_tests/gpu, expected/gpu; needs a CUDA device.
+GPU_REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/gpu/*.sql))))
+
+installcheck-gpu: build/regress-gpu/sql build/regress-gpu/expected bench/pbgen
+	$(pg_regress_installcheck) --inputdir=build/regress-gpu --outputdir=build/regress-gpu \
+		--no-locale $(GPU_REGRESS)
+
+build/regress-gpu/sql build/regress-gpu/expected:
+	mkdir -p build/regress-gpu
+	ln -sfn ../../sql_tests/gpu build/regress-gpu/sql
+	ln -sfn ../../expected/gpu build/regress-gpu/expected
+
+.PHONY: installcheck-gpu
 
 include tests/Makefile.tests
 include bench/Makefile.bench

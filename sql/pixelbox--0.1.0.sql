@@ -96,3 +96,12 @@ CREATE AGGREGATE pb_cross_compare(geometry, geometry) (
 );
 COMMENT ON AGGREGATE pb_cross_compare(geometry, geometry) IS
 	'Cross-comparison of pairs: pairs, pairs_intersecting, jaccard_mean (J''), jaccard_total, dice_mean, intersection_area, union_area.';
+
+-- The device ---------------------------------------------------------------
+
+CREATE FUNCTION pb_device_info(OUT device text, OUT gpu_batches bigint, OUT gpu_pairs bigint,
+							   OUT cpu_fallbacks bigint)
+	AS 'MODULE_PATHNAME', 'pb_device_info'
+	LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_device_info() IS
+	'This backend''s GPU (or why none is used), the batches and pairs it computed, and how many GPU failures fell back to the CPU.';

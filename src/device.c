@@ -17,8 +17,11 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/parallel.h"
+#include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 
 #include "../cuda/pb_gpu.h"
 #include "pixelbox.h"
@@ -29,11 +32,15 @@ static bool gpu_absent;			/* the probe found no usable device */
 static char gpu_absent_reason[256];
 static const void *gpu_owner;	/* state whose batch is in flight */
 static bool fake_in_flight;		/* an injected submission "runs" */
+static int64 gpu_batches,		/* what this backend did, for pb_device_info() */
+			gpu_pairs,
+			fallbacks;
 
 /* One WARNING for a failed GPU step; the caller computes on the CPU. */
 static void
 WarnFallback(const char *caller, const char *why)
 {
+	fallbacks++;
 	ereport(WARNING,
 			(errmsg("%s: GPU computation failed, computing on the CPU instead", caller),
 			 errdetail("%s", why)));
@@ -124,6 +131,8 @@ PbGpuStartBatch(const void *owner, const PbBatch *b, const uint32_t *idx,
 		return PB_GPU_FAILED;
 	}
 	gpu_owner = owner;
+	gpu_batches++;
+	gpu_pairs += n;
 	return PB_GPU_STARTED;
 }
 
@@ -159,4 +168,28 @@ PbGpuFinishBatch(const void *owner, const char *caller)
 		return NULL;
 	}
 	return PbGpuResults(gpu);
+}
+
+PG_FUNCTION_INFO_V1(pb_device_info);
+/*
+ * This backend's device: its GPU (or why there is none, or that none was
+ * needed yet) and how many batches and pairs went to it, and how many
+ * times a GPU failure fell back to the CPU.
+ */
+Datum
+pb_device_info(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+	const char *device = gpu ? PbGpuDeviceName(gpu)
+		: gpu_absent ? gpu_absent_reason : "no GPU opened in this backend yet";
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "pb_device_info: return type must be a row type");
+	values[0] = CStringGetTextDatum(device);
+	values[1] = Int64GetDatum(gpu_batches);
+	values[2] = Int64GetDatum(gpu_pairs);
+	values[3] = Int64GetDatum(fallbacks);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

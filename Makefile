@@ -67,7 +67,11 @@ build/regress-gpu/sql build/regress-gpu/expected:
 	ln -sfn ../../sql_tests/gpu build/regress-gpu/sql
 	ln -sfn ../../expected/gpu build/regress-gpu/expected
 
-.PHONY: installcheck-gpu
+# print the nvcc in use (empty for a CPU-only build), for scripts
+print-nvcc:
+	@echo $(NVCC)
+
+.PHONY: installcheck-gpu print-nvcc
 
 include tests/Makefile.tests
 include bench/Makefile.bench

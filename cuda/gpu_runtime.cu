@@ -18,7 +18,7 @@ struct PbGpu
 {
 	int			device;
 	int			sm_count;
-	char		name[160];
+	char		name[320];
 	size_t		budget;			/* device bytes we may hold */
 	cudaStream_t stream;
 	cudaEvent_t start,

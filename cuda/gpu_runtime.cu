@@ -16,7 +16,6 @@
 
 struct PbGpu
 {
-	int			device;
 	int			sm_count;
 	char		name[320];
 	size_t		budget;			/* device bytes we may hold */

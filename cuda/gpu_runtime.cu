@@ -139,15 +139,46 @@ GrowHost(void **buf, size_t *cap, size_t size)
 	return cudaSuccess;
 }
 
+/* Where each section of a packed batch starts, and its total size. */
+struct Packing
+{
+	size_t		off_rings,
+				off_pts,
+				off_pairs,
+				in_bytes,
+				total;
+};
+
+/* Lay out n pairs of batch b: shapes, rings, int points, pairs; then results. */
+static Packing
+PackingOf(const PbBatch *b, uint32_t n)
+{
+	Packing		p;
+
+	p.off_rings = Align((size_t) b->nshapes * sizeof(GShape));
+	p.off_pts = p.off_rings + Align((size_t) b->nrings * sizeof(uint2));
+	p.off_pairs = p.off_pts + Align((size_t) b->nipts * sizeof(int2));
+	p.in_bytes = p.off_pairs + Align((size_t) n * sizeof(uint2));
+	p.total = p.in_bytes + (size_t) n * sizeof(long long);
+	return p;
+}
+
+extern "C" size_t
+PbGpuPackedBytes(const PbBatch *b, uint32_t n)
+{
+	return PackingOf(b, n).total;
+}
+
 extern "C" int
 PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 			PbGpuKernel kernel, char *err, size_t err_len)
 {
-	size_t		off_rings = Align((size_t) b->nshapes * sizeof(GShape));
-	size_t		off_pts = off_rings + Align((size_t) b->nrings * sizeof(uint2));
-	size_t		off_pairs = off_pts + Align((size_t) b->nipts * sizeof(int2));
-	size_t		in_bytes = off_pairs + Align((size_t) n * sizeof(uint2));
-	size_t		total = in_bytes + (size_t) n * sizeof(long long);
+	Packing		pk = PackingOf(b, n);
+	size_t		off_rings = pk.off_rings,
+				off_pts = pk.off_pts,
+				off_pairs = pk.off_pairs,
+				in_bytes = pk.in_bytes,
+				total = pk.total;
 	char	   *h;
 	GShape	   *shapes;
 	uint2	   *pairs;

@@ -59,6 +59,9 @@ int			PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx,
 						uint32_t n, PbGpuKernel kernel, char *err,
 						size_t err_len);
 
+/* Device bytes PbGpuSubmit needs for n pairs of batch b (to check a budget). */
+size_t		PbGpuPackedBytes(const PbBatch *b, uint32_t n);
+
 /* 1 when the submitted work is done, 0 while it runs, -1 with a reason. */
 int			PbGpuPoll(PbGpu *g, char *err, size_t err_len);
 

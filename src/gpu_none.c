@@ -38,6 +38,14 @@ PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 	return PbGpuProbe(err, err_len) - 1;
 }
 
+/* Nothing is ever packed without CUDA. */
+size_t
+PbGpuPackedBytes(const PbBatch *b, uint32_t n)
+{
+	(void) b, (void) n;
+	return 0;
+}
+
 /* Unreachable without a handle; fail for safety. */
 int
 PbGpuPoll(PbGpu *g, char *err, size_t err_len)

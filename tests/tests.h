@@ -27,6 +27,20 @@
 	X(test_decode_failure_leaves_batch) \
 	X(test_decode_mixed_batch) \
 	X(test_batch_reset_pairs_bytes) \
+	/* test_parse_text.c */ \
+	X(test_text_wkt_matches_ewkb) \
+	X(test_text_wkt_spellings) \
+	X(test_text_list_matches_ewkb) \
+	X(test_text_ids) \
+	X(test_text_whitespace_variants) \
+	X(test_text_skip_lines) \
+	X(test_text_errors) \
+	X(test_text_numbers_match_strtod) \
+	X(test_text_locale_independent) \
+	X(test_text_failure_leaves_batch) \
+	X(test_text_random_shapes_match_ewkb) \
+	X(test_text_fuzzed_lines) \
+	X(test_text_pbgen_lines_speed) \
 	/* test_gserialized.c */ \
 	X(test_gser_matches_ewkb) \
 	X(test_gser_zm_dims) \
@@ -68,7 +82,18 @@
 	X(test_exact_normalize_trigger) \
 	X(test_compare_known) \
 	X(test_compare_none_intersect) \
-	X(test_compare_merge_equals_sequential)
+	X(test_compare_merge_equals_sequential) \
+	/* test_rtree.c */ \
+	X(test_rtree_hilbert_curve) \
+	X(test_rtree_hilbert_order) \
+	X(test_rtree_search_brute) \
+	X(test_rtree_search_deep_stacks) \
+	X(test_rtree_join_brute) \
+	X(test_rtree_extent_and_fanout_clamp) \
+	X(test_rtree_deterministic_reentrant) \
+	X(test_rtree_join_interrupts) \
+	X(test_rtree_postgis_float) \
+	X(test_rtree_join_200k)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

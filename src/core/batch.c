@@ -110,6 +110,55 @@ PbBatchAddPair(PbBatch *b, uint32_t a, uint32_t bb)
 	b->npairs++;
 }
 
+/* Grow every array of the batch to hold the given totals. */
+void
+PbBatchReserve(PbBatch *b, uint32_t shapes, uint32_t rings, uint32_t ipts,
+			   uint32_t dpts)
+{
+	b->shapes = PbGrowArray(b->mem, b->shapes, &b->cap_shapes, shapes, sizeof(PbShape));
+	b->rings = PbGrowArray(b->mem, b->rings, &b->cap_rings, rings, sizeof(PbRing));
+	b->ipts = PbGrowArray(b->mem, b->ipts, &b->cap_ipts, ipts, 2 * sizeof(int32_t));
+	b->dpts = PbGrowArray(b->mem, b->dpts, &b->cap_dpts, dpts, 2 * sizeof(double));
+}
+
+/* Copy shape s of src, with its rings and points, to the end of dst. */
+uint32_t
+PbBatchCopyShape(PbBatch *dst, const PbBatch *src, const PbShape *s)
+{
+	size_t		npts = PbShapePoints(src, s);
+	int			is_int = s->kind == PB_SHAPE_INT;
+	PbShape    *d;
+
+	PbBatchReserve(dst, dst->nshapes + 1, dst->nrings + s->nrings,
+				   dst->nipts + (is_int ? (uint32_t) npts : 0),
+				   dst->ndpts + (is_int ? 0 : (uint32_t) npts));
+	d = &dst->shapes[dst->nshapes];
+	*d = *s;
+	d->ring_first = dst->nrings;
+	for (uint32_t r = 0; r < s->nrings; r++)
+	{
+		const PbRing *sr = &src->rings[s->ring_first + r];
+		PbRing	   *dr = &dst->rings[dst->nrings++];
+
+		dr->npoints = sr->npoints;
+		if (is_int)
+		{
+			dr->start = dst->nipts;
+			memcpy(dst->ipts + 2 * (size_t) dst->nipts, src->ipts + 2 * (size_t) sr->start,
+				   2 * sizeof(int32_t) * sr->npoints);
+			dst->nipts += sr->npoints;
+		}
+		else
+		{
+			dr->start = dst->ndpts;
+			memcpy(dst->dpts + 2 * (size_t) dst->ndpts, src->dpts + 2 * (size_t) sr->start,
+				   2 * sizeof(double) * sr->npoints);
+			dst->ndpts += sr->npoints;
+		}
+	}
+	return dst->nshapes++;
+}
+
 /* Count the points of all rings of shape s. */
 size_t
 PbShapePoints(const PbBatch *b, const PbShape *s)

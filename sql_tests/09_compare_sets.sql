@@ -1,0 +1,87 @@
+-- pb_compare_sets: two polygon sets in one scan, no join, against PostGIS's
+-- Fig. 1(b) query over the same data (pairs found by &&, J', Dice, areas)
+-- and the "missed" polygons (intersecting nothing in the other set).
+CREATE TABLE nuclei (slide int, algorithm text, id bigint, geom geometry);
+CREATE TEMP TABLE load (id bigint, geom geometry);
+\copy load FROM PROGRAM './bench/pbgen --polygons 1500 --seed 21 --set a'
+INSERT INTO nuclei SELECT 1, 'A', id, geom FROM load;
+TRUNCATE load;
+\copy load FROM PROGRAM './bench/pbgen --polygons 1500 --seed 21 --set b'
+INSERT INTO nuclei SELECT 1, 'B', id, geom FROM load;
+TRUNCATE load;
+-- slide 2: smoothed general polygons, and duplicates in set B
+\copy load FROM PROGRAM './bench/pbgen --polygons 800 --seed 5 --style smooth --set a'
+INSERT INTO nuclei SELECT 2, 'A', id, geom FROM load;
+TRUNCATE load;
+\copy load FROM PROGRAM './bench/pbgen --polygons 800 --seed 5 --style smooth --set b'
+INSERT INTO nuclei SELECT 2, 'B', id, geom FROM load;
+INSERT INTO nuclei SELECT 2, 'B', id + 100000, geom FROM nuclei WHERE slide = 2 AND algorithm = 'B' AND id % 50 = 0;
+-- slide 3: only set A (set B empty)
+INSERT INTO nuclei SELECT 3, 'A', id, geom FROM nuclei WHERE slide = 1 AND algorithm = 'A' AND id <= 100;
+
+-- PostGIS's answer, per slide
+CREATE TEMP TABLE postgis_pairs AS
+SELECT p.slide, p.id AS ida, q.id AS idb, ST_Area(ST_Intersection(p.geom, q.geom)) AS i,
+       ST_Area(p.geom) AS ap, ST_Area(q.geom) AS aq
+FROM nuclei p JOIN nuclei q ON p.slide = q.slide AND p.geom && q.geom
+WHERE p.algorithm = 'A' AND q.algorithm = 'B';
+CREATE TEMP TABLE postgis AS
+SELECT s.slide,
+       (SELECT count(*) FROM postgis_pairs x WHERE x.slide = s.slide) AS pairs,
+       (SELECT count(*) FROM postgis_pairs x WHERE x.slide = s.slide AND i > 0) AS pairs_intersecting,
+       (SELECT avg(i / (ap + aq - i)) FROM postgis_pairs x WHERE x.slide = s.slide AND i > 0) AS jaccard_mean,
+       (SELECT sum(i) FROM postgis_pairs x WHERE x.slide = s.slide) AS intersection_area,
+       (SELECT count(*) FROM nuclei n WHERE n.slide = s.slide AND algorithm = 'A' AND NOT EXISTS
+          (SELECT 1 FROM postgis_pairs x WHERE x.slide = s.slide AND x.ida = n.id AND i > 0)) AS missed_a,
+       (SELECT count(*) FROM nuclei n WHERE n.slide = s.slide AND algorithm = 'B' AND NOT EXISTS
+          (SELECT 1 FROM postgis_pairs x WHERE x.slide = s.slide AND x.idb = n.id AND i > 0)) AS missed_b
+FROM (SELECT DISTINCT slide FROM nuclei) s;
+
+CREATE TEMP TABLE sets AS
+SELECT slide, (pb_compare_sets(geom, algorithm = 'A')).*
+FROM nuclei WHERE algorithm IN ('A', 'B') GROUP BY slide;
+SELECT s.slide, s.pairs, s.pairs = p.pairs AS pairs_as_postgis,
+       s.pairs_intersecting = p.pairs_intersecting AS intersecting_as_postgis,
+       (s.jaccard_mean IS NULL AND p.jaccard_mean IS NULL) OR abs(s.jaccard_mean - p.jaccard_mean) < 1e-12 AS jaccard_as_postgis,
+       abs(s.intersection_area - coalesce(p.intersection_area, 0)) <= 1e-9 * greatest(1, p.intersection_area) AS area_as_postgis,
+       s.polygons_a, s.polygons_b, s.missed_a, s.missed_b,
+       s.missed_a = p.missed_a AND s.missed_b = p.missed_b AS missed_as_postgis
+FROM sets s JOIN postgis p USING (slide) ORDER BY slide;
+
+-- the same figures as pb_cross_compare over the join
+SELECT s.pairs = c.pairs AND s.pairs_intersecting = c.pairs_intersecting AND s.jaccard_mean = c.jaccard_mean
+       AND s.jaccard_total = c.jaccard_total AND s.dice_mean = c.dice_mean
+       AND s.intersection_area = c.intersection_area AND s.union_area = c.union_area AS same_as_cross_compare
+FROM sets s, (SELECT (pb_cross_compare(p.geom, q.geom)).* FROM nuclei p JOIN nuclei q
+              ON p.slide = q.slide AND p.geom && q.geom
+              WHERE p.slide = 1 AND p.algorithm = 'A' AND q.algorithm = 'B') c
+WHERE s.slide = 1;
+
+-- NULLs are skipped; no rows gives zeros
+SELECT (pb_compare_sets(g, a)).* FROM (VALUES (NULL::geometry, true), ('POLYGON((0 0,1 0,1 1,0 1,0 0))', NULL)) t(g, a);
+SELECT (pb_compare_sets(geom, true)).pairs FROM nuclei WHERE false;
+-- empty and non-polygonal rows count as polygons of their set, never paired
+SELECT (pb_compare_sets(g, a)).* FROM (VALUES ('POLYGON EMPTY'::geometry, true), ('POINT(0 0)', false),
+                                            ('POLYGON((0 0,2 0,2 2,0 2,0 0))', true),
+                                            ('POLYGON((1 1,3 1,3 3,1 3,1 1))', false)) t(g, a);
+-- mixed SRIDs: PostGIS's error
+SELECT (pb_compare_sets(g, a)).pairs FROM (VALUES ('SRID=4326;POLYGON((0 0,2 0,2 2,0 2,0 0))'::geometry, true),
+                                               ('POLYGON((1 1,3 1,3 3,1 3,1 1))', false)) t(g, a);
+
+-- parallel workers decode, the leader pairs: identical results
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT pb_compare_sets(geom, algorithm = 'A') FROM nuclei WHERE slide = 1;
+SELECT x.c IS NOT DISTINCT FROM (SELECT ROW(pairs, pairs_intersecting, jaccard_mean, jaccard_total, dice_mean,
+         intersection_area, union_area, polygons_a, polygons_b, missed_a, missed_b)::pb_set_comparison
+         FROM sets WHERE slide = 1) AS parallel_identical
+FROM (SELECT pb_compare_sets(geom, algorithm = 'A') AS c FROM nuclei WHERE slide = 1) x;
+RESET ALL;
+-- the CPU fallback after an injected GPU failure gives the same answer
+SET pixelbox.gpu_fault = run;
+SELECT (pb_compare_sets(geom, algorithm = 'A')).jaccard_mean = (SELECT jaccard_mean FROM sets WHERE slide = 1) AS fallback_identical
+FROM nuclei WHERE slide = 1;
+RESET ALL;
+DROP TABLE nuclei;

@@ -166,3 +166,38 @@ CREATE AGGREGATE pb_compare_sets(geometry, boolean) (
 );
 COMMENT ON AGGREGATE pb_compare_sets(geometry, boolean) IS
 	'Cross-comparison of two polygon sets in one scan (second argument: true for set a, false for set b), without a join: packed Hilbert R-trees find the MBR pairs, then exact areas (GPU when available). Same numbers as the Fig. 1(b) query, plus missed polygons per set.';
+
+CREATE FUNCTION pb_compare_tables(table_a regclass, column_a name, table_b regclass, column_b name)
+	RETURNS pb_set_comparison
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path FROM CURRENT
+	AS $$
+DECLARE
+	result pb_set_comparison;
+BEGIN
+	EXECUTE format('SELECT (pb_compare_sets(g, in_a)).* FROM (SELECT %I AS g, true AS in_a FROM %s '
+				   'UNION ALL SELECT %I, false FROM %s) t', column_a, table_a, column_b, table_b)
+		INTO result;
+	RETURN result;
+END
+$$;
+COMMENT ON FUNCTION pb_compare_tables(regclass, name, regclass, name) IS
+	'pb_compare_sets over the geometry column column_a of table_a (set a) and column_b of table_b (set b).';
+
+CREATE FUNCTION pb_intersecting_pairs(table_a regclass, id_column_a name, geom_column_a name,
+									  table_b regclass, id_column_b name, geom_column_b name)
+	RETURNS TABLE (id_a bigint, id_b bigint, area_a float8, area_b float8, area_intersection float8)
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path FROM CURRENT
+	AS $$
+BEGIN
+	RETURN QUERY EXECUTE format(
+		'SELECT p.%I::bigint, q.%I::bigint, ST_Area(p.%I), ST_Area(q.%I), x.i '
+		'FROM %s p JOIN %s q ON p.%I && q.%I, '
+		'LATERAL (SELECT pb_intersection_area(p.%I, q.%I) AS i) x WHERE x.i > 0',
+		id_column_a, id_column_b, geom_column_a, geom_column_b, table_a, table_b,
+		geom_column_a, geom_column_b, geom_column_a, geom_column_b);
+END
+$$;
+COMMENT ON FUNCTION pb_intersecting_pairs(regclass, name, name, regclass, name, name) IS
+	'One row per pair of polygons of table_a and table_b whose intersection area is > 0: their ids, ST_Area of each, and the exact intersection area.';

@@ -84,4 +84,21 @@ SET pixelbox.gpu_fault = run;
 SELECT (pb_compare_sets(geom, algorithm = 'A')).jaccard_mean = (SELECT jaccard_mean FROM sets WHERE slide = 1) AS fallback_identical
 FROM nuclei WHERE slide = 1;
 RESET ALL;
-DROP TABLE nuclei;
+
+-- the convenience forms: two tables directly, and the per-pair rows
+CREATE TABLE seg_a AS SELECT id, geom FROM nuclei WHERE slide = 1 AND algorithm = 'A';
+CREATE TABLE seg_b AS SELECT id AS nid, geom AS outline FROM nuclei WHERE slide = 1 AND algorithm = 'B';
+SELECT t IS NOT DISTINCT FROM (SELECT ROW(pairs, pairs_intersecting, jaccard_mean, jaccard_total, dice_mean,
+         intersection_area, union_area, polygons_a, polygons_b, missed_a, missed_b)::pb_set_comparison
+         FROM sets WHERE slide = 1) AS tables_as_sets
+FROM pb_compare_tables('seg_a', 'geom', 'seg_b', 'outline') t;
+SELECT count(*) AS rows, count(*) = (SELECT pairs_intersecting FROM sets WHERE slide = 1) AS one_per_intersecting_pair,
+       sum(area_intersection) = (SELECT intersection_area FROM sets WHERE slide = 1) AS areas_sum_up,
+       bool_and(x.area_a = ST_Area(a.geom) AND x.area_b = ST_Area(b.outline)) AS polygon_areas,
+       count(*) = (SELECT count(*) FROM postgis_pairs WHERE slide = 1 AND i > 0) AS same_pairs_as_postgis
+FROM pb_intersecting_pairs('seg_a', 'id', 'geom', 'seg_b', 'nid', 'outline') x
+JOIN seg_a a ON a.id = x.id_a JOIN seg_b b ON b.nid = x.id_b;
+SELECT count(*) AS not_in_postgis FROM pb_intersecting_pairs('seg_a', 'id', 'geom', 'seg_b', 'nid', 'outline') x
+WHERE NOT EXISTS (SELECT 1 FROM postgis_pairs p WHERE p.slide = 1 AND p.ida = x.id_a AND p.idb = x.id_b AND p.i = x.area_intersection);
+SELECT * FROM pb_compare_tables('seg_a', 'no_such_column', 'seg_b', 'outline');
+DROP TABLE nuclei, seg_a, seg_b;

@@ -201,3 +201,18 @@ END
 $$;
 COMMENT ON FUNCTION pb_intersecting_pairs(regclass, name, name, regclass, name, name) IS
 	'One row per pair of polygons of table_a and table_b whose intersection area is > 0: their ids, ST_Area of each, and the exact intersection area.';
+
+-- Polygon text files -----------------------------------------------------------
+
+CREATE FUNCTION pb_read_polygons(path text, OUT line_number bigint, OUT id bigint, OUT geom geometry)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_read_polygons'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_read_polygons(text) IS
+	'The polygons of a text file on the server, one per line: WKT (POLYGON, MULTIPOLYGON) optionally preceded by an id, or "id x1 y1 x2 y2 ..." (one ring); blank and # lines skipped. Superusers and pg_read_server_files only.';
+
+CREATE FUNCTION pb_compare_files(files_a text[], files_b text[]) RETURNS pb_set_comparison
+	AS 'MODULE_PATHNAME', 'pb_compare_files'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_compare_files(text[], text[]) IS
+	'pb_compare_sets over two lists of polygon text files on the server (a directory stands for all its files), without loading them. Superusers and pg_read_server_files only.';

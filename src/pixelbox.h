@@ -60,4 +60,11 @@ extern PbGpuStart PbGpuStartBatch(const void *owner, const PbBatch *b,
 								  const char *caller);
 extern const int64_t *PbGpuFinishBatch(const void *owner, const char *caller);
 
+/* set_compare.c: two polygon sets, paired by R-trees (pb_compare_sets) */
+typedef struct SetsState SetsState;
+extern SetsState *PbSetsCreate(MemoryContext cxt);
+extern PbBatch *PbSetsBatch(SetsState *s);
+extern void PbSetsAdd(SetsState *s, uint32_t shape, bool in_a, const char *caller);
+extern Datum PbSetsResult(SetsState *s, FunctionCallInfo fcinfo);
+
 #endif							/* PIXELBOX_H */

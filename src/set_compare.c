@@ -27,8 +27,8 @@
 #define PB_SETS_FORMAT 1		/* version byte of serialized states */
 #define PB_RTREE_FANOUT 16
 
-/* Transition state of pb_compare_sets. */
-typedef struct SetsState
+/* Transition state of pb_compare_sets (and the sets of pb_compare_files). */
+struct SetsState
 {
 	PbAllocator mem;			/* palloc in the aggregate's context */
 	PbBatch		batch;			/* every decoded polygon of both sets */
@@ -36,11 +36,11 @@ typedef struct SetsState
 	uint32		cap_in_a;
 	int32		srid;
 	bool		has_srid;
-} SetsState;
+};
 
-/* Make an empty state in the aggregate's memory context. */
-static SetsState *
-SetsCreate(MemoryContext aggcxt)
+/* Make an empty set pair allocating in cxt (an aggregate state, or a call's). */
+SetsState *
+PbSetsCreate(MemoryContext aggcxt)
 {
 	SetsState  *s = MemoryContextAllocZero(aggcxt, sizeof(SetsState));
 
@@ -66,9 +66,9 @@ SetsTag(SetsState *s, uint32 shape, bool in_a)
 	s->in_a[shape] = in_a ? 1 : 0;
 }
 
-/* Every row must have one SRID (PostGIS's mixed-SRID error otherwise). */
+/* Every polygon must have one SRID (PostGIS's mixed-SRID error otherwise). */
 static void
-SetsCheckSrid(SetsState *s, int32 srid)
+SetsCheckSrid(SetsState *s, int32 srid, const char *caller)
 {
 	if (!s->has_srid)
 	{
@@ -78,8 +78,23 @@ SetsCheckSrid(SetsState *s, int32 srid)
 	else if (srid != s->srid)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("pb_compare_sets: Operation on mixed SRID geometries (%d != %d)",
-						s->srid, srid)));
+				 errmsg("%s: Operation on mixed SRID geometries (%d != %d)",
+						caller, s->srid, srid)));
+}
+
+/* The batch polygons are decoded into (then given to PbSetsAdd). */
+PbBatch *
+PbSetsBatch(SetsState *s)
+{
+	return &s->batch;
+}
+
+/* Put the batch's shape into set a (in_a) or b, checking its SRID. */
+void
+PbSetsAdd(SetsState *s, uint32 shape, bool in_a, const char *caller)
+{
+	SetsCheckSrid(s, s->batch.shapes[shape].srid, caller);
+	SetsTag(s, shape, in_a);
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_transfn);
@@ -93,12 +108,11 @@ pb_compare_sets_transfn(PG_FUNCTION_ARGS)
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "pb_compare_sets_transfn called in non-aggregate context");
-	s = PG_ARGISNULL(0) ? SetsCreate(aggcxt) : (SetsState *) PG_GETARG_POINTER(0);
+	s = PG_ARGISNULL(0) ? PbSetsCreate(aggcxt) : (SetsState *) PG_GETARG_POINTER(0);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(s);
 	shape = PbDecodeGeometryArg(fcinfo, 1, &s->batch, "pb_compare_sets");
-	SetsCheckSrid(s, s->batch.shapes[shape].srid);
-	SetsTag(s, shape, PG_GETARG_BOOL(2));
+	PbSetsAdd(s, shape, PG_GETARG_BOOL(2), "pb_compare_sets");
 	PG_RETURN_POINTER(s);
 }
 
@@ -110,7 +124,7 @@ SetsAppend(SetsState *dst, const SetsState *src)
 	PbBatch    *d = &dst->batch;
 
 	if (src->has_srid)
-		SetsCheckSrid(dst, src->srid);
+		SetsCheckSrid(dst, src->srid, "pb_compare_sets");
 	for (uint32 i = 0; i < b->nshapes; i++)
 	{
 		const PbShape *sh = &b->shapes[i];
@@ -138,7 +152,7 @@ pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(s1);
 	}
 	if (s1 == NULL)
-		s1 = SetsCreate(aggcxt);
+		s1 = PbSetsCreate(aggcxt);
 	SetsAppend(s1, s2);
 	PG_RETURN_POINTER(s1);
 }
@@ -202,7 +216,7 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 		SECTION(counts[0], sizeof(PbShape) + 1) + SECTION(counts[1], sizeof(PbRing)) +
 		SECTION(counts[2], 2 * sizeof(int32)) + SECTION(counts[3], 2 * sizeof(double)))
 		goto bad;
-	s = SetsCreate(aggcxt);
+	s = PbSetsCreate(aggcxt);
 	b = &s->batch;
 	p += 1 + sizeof(counts);
 	memcpy(&s->srid, p, sizeof(int32));
@@ -325,12 +339,13 @@ ComputeAreas(SetsState *s, double *areas)
 	pfree(idx);
 }
 
-PG_FUNCTION_INFO_V1(pb_compare_sets_finalfn);
-/* Pair the two sets, compute every pair, and return pb_set_comparison. */
+/*
+ * Pair the two sets (s may be NULL: no rows), compute every pair, and
+ * return the pb_set_comparison row of fcinfo's result type.
+ */
 Datum
-pb_compare_sets_finalfn(PG_FUNCTION_ARGS)
+PbSetsResult(SetsState *s, FunctionCallInfo fcinfo)
 {
-	SetsState  *s = PG_ARGISNULL(0) ? NULL : (SetsState *) PG_GETARG_POINTER(0);
 	PbCompareAcc acc;
 	PbCompareResult r;
 	int64		polygons_a = 0,
@@ -388,4 +403,12 @@ pb_compare_sets_finalfn(PG_FUNCTION_ARGS)
 	values[10] = Int64GetDatum(missed_b);
 	nulls[2] = nulls[3] = nulls[4] = (r.intersecting == 0);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(pb_compare_sets_finalfn);
+/* Pair the two sets, compute every pair, and return pb_set_comparison. */
+Datum
+pb_compare_sets_finalfn(PG_FUNCTION_ARGS)
+{
+	return PbSetsResult(PG_ARGISNULL(0) ? NULL : (SetsState *) PG_GETARG_POINTER(0), fcinfo);
 }

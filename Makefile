@@ -27,6 +27,7 @@ CUDA_OBJS =
 endif
 
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o) $(CUDA_OBJS)
+SHLIB_LINK += -lpthread
 PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 
 # pg_regress wants <inputdir>/sql and <inputdir>/expected; ours live in

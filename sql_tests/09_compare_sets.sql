@@ -57,6 +57,15 @@ FROM sets s, (SELECT (pb_cross_compare(p.geom, q.geom)).* FROM nuclei p JOIN nuc
               WHERE p.slide = 1 AND p.algorithm = 'A' AND q.algorithm = 'B') c
 WHERE s.slide = 1;
 
+-- one CPU thread or several: identical
+SET pixelbox.cpu_threads = 1;
+SELECT (pb_compare_sets(geom, algorithm = 'A')).jaccard_mean = (SELECT jaccard_mean FROM sets WHERE slide = 2) AS one_thread_identical
+FROM nuclei WHERE slide = 2;
+SET pixelbox.cpu_threads = 5;
+SELECT (pb_compare_sets(geom, algorithm = 'A')).jaccard_mean = (SELECT jaccard_mean FROM sets WHERE slide = 2) AS five_threads_identical
+FROM nuclei WHERE slide = 2;
+RESET pixelbox.cpu_threads;
+
 -- NULLs are skipped; no rows gives zeros
 SELECT (pb_compare_sets(g, a)).* FROM (VALUES (NULL::geometry, true), ('POLYGON((0 0,1 0,1 1,0 1,0 0))', NULL)) t(g, a);
 SELECT (pb_compare_sets(geom, true)).pairs FROM nuclei WHERE false;

@@ -18,6 +18,7 @@ int			pb_device = PB_DEVICE_AUTO;
 int			pb_cpu_method = PB_METHOD_AUTO;
 int			pb_batch_memory_kb = 16384;
 int			pb_gpu_memory_mb = 1024;
+int			pb_cpu_threads = 0;
 int			pb_gpu_fault = PB_FAULT_NONE;
 bool		pb_force_ewkb = false;
 
@@ -71,6 +72,11 @@ _PG_init(void)
 							 "A developer option for testing the portable decoding path.",
 							 &pb_force_ewkb, false,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomIntVariable("pixelbox.cpu_threads",
+							"CPU threads pb_compare_sets and pb_compare_files compute areas on.",
+							"0 means one per CPU of the server; 1 computes in the backend alone.",
+							&pb_cpu_threads, 0, 0, 256,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pixelbox.gpu_memory",
 							"GPU memory one backend may use for its batches.",
 							"Batches are sized to fit; each backend also holds its own CUDA context.",

@@ -38,6 +38,7 @@ typedef enum PbGpuStart
 /* GUC variables (pixelbox.c) */
 extern int	pb_device;
 extern int	pb_gpu_memory_mb;
+extern int	pb_cpu_threads;
 extern int	pb_gpu_fault;
 extern int	pb_cpu_method;
 extern int	pb_batch_memory_kb;

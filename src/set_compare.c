@@ -15,11 +15,14 @@
  */
 #include "postgres.h"
 
+#include <unistd.h>
+
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 
 #include "core/hilbert_rtree.h"
+#include "core/pair_threads.h"
 #include "../cuda/pb_gpu.h"
 #include "core/pb_accum.h"
 #include "pixelbox.h"
@@ -291,52 +294,73 @@ FindPairs(SetsState *s, int64 *polygons_a, int64 *polygons_b)
 	pfree(eb);
 }
 
+/* Polled by the CPU threads' caller: has a cancel or timeout arrived? */
+static int
+InterruptArrived(void *ctx)
+{
+	return InterruptPending != 0;
+}
+
 /*
- * Intersection areas of every queued pair into areas[]: on the GPU when it
- * is wanted and the batch fits its budget (one submission), else on the CPU.
+ * Areas of the pairs idx[0..n) (all pairs when idx is NULL) into
+ * out[0..n) on pixelbox.cpu_threads threads; a cancel stops the threads
+ * first and is then raised here.
+ */
+static void
+ComputeOnThreads(const PbBatch *b, const uint32 *idx, uint32 n, double *out)
+{
+	int			threads = pb_cpu_threads > 0 ? pb_cpu_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (!PbComputeAreasThreaded(b, idx, n, out, pb_cpu_method, Max(threads, 1),
+								InterruptArrived, NULL))
+		CHECK_FOR_INTERRUPTS();
+}
+
+/*
+ * Intersection areas of every queued pair into areas[]: the rectilinear
+ * integer ones on the GPU when it is wanted and the batch fits its budget
+ * (one submission), everything else on CPU threads.
  */
 static void
 ComputeAreas(SetsState *s, double *areas)
 {
 	PbBatch    *b = &s->batch;
 	uint32	   *idx = palloc_extended(sizeof(uint32) * (b->npairs + 1), MCXT_ALLOC_HUGE);
-	uint32		n = 0;
-	bool		on_gpu = false;
-	PbScratch	scratch;
+	double	   *out = palloc_extended(sizeof(double) * (b->npairs + 1), MCXT_ALLOC_HUGE);
+	uint32		n = 0,
+				rest = 0;
 
-	PbScratchInit(&scratch, &s->mem);
+	/* int pairs first in idx, the others after them */
 	for (uint32 i = 0; i < b->npairs; i++)
-	{
 		if (b->shapes[b->pairs[i].a].kind == PB_SHAPE_INT &&
 			b->shapes[b->pairs[i].b].kind == PB_SHAPE_INT)
 			idx[n++] = i;
-		else
-			areas[i] = PbIntersectionArea(&scratch, b, b->pairs[i].a, b->pairs[i].b, pb_cpu_method);
-		if ((i & 1023) == 1023)
-			CHECK_FOR_INTERRUPTS();
-	}
+	rest = n;
+	for (uint32 i = 0; i < b->npairs; i++)
+		if (!(b->shapes[b->pairs[i].a].kind == PB_SHAPE_INT &&
+			  b->shapes[b->pairs[i].b].kind == PB_SHAPE_INT))
+			idx[rest++] = i;
 	if (n > 0 && PbGpuPackedBytes(b, n) <= ((size_t) pb_gpu_memory_mb << 20) &&
 		PbGpuWanted("pb_compare_sets") &&
 		PbGpuStartBatch(s, b, idx, n, "pb_compare_sets") == PB_GPU_STARTED)
 	{
-		const int64_t *res = PbGpuFinishBatch(s, "pb_compare_sets");
+		const int64_t *res;
 
+		/* the other pairs on the CPU while the GPU works */
+		ComputeOnThreads(b, idx + n, rest - n, out + n);
+		res = PbGpuFinishBatch(s, "pb_compare_sets");
 		if (res != NULL)
-		{
 			for (uint32 k = 0; k < n; k++)
-				areas[idx[k]] = (double) res[k];
-			on_gpu = true;
-		}
+				out[k] = (double) res[k];
+		else
+			ComputeOnThreads(b, idx, n, out);
 	}
-	for (uint32 k = 0; !on_gpu && k < n; k++)
-	{
-		areas[idx[k]] = PbIntersectionArea(&scratch, b, b->pairs[idx[k]].a,
-										   b->pairs[idx[k]].b, pb_cpu_method);
-		if ((k & 1023) == 1023)
-			CHECK_FOR_INTERRUPTS();
-	}
-	PbScratchFree(&scratch);
+	else
+		ComputeOnThreads(b, idx, rest, out);
+	for (uint32 k = 0; k < rest; k++)
+		areas[idx[k]] = out[k];
 	pfree(idx);
+	pfree(out);
 }
 
 /*

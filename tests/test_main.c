@@ -13,6 +13,7 @@
 
 #define X(name) extern void name(void);
 PB_TESTS(X)
+PB_THREAD_TESTS(X)
 PB_GPU_TESTS(X)
 #undef X
 
@@ -23,6 +24,7 @@ static const struct
 }			tests[] = {
 #define X(name) {#name, name},
 	PB_TESTS(X)
+	PB_THREAD_TESTS(X)
 	PB_GPU_TESTS(X)
 #undef X
 };

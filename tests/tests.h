@@ -95,6 +95,11 @@
 	X(test_rtree_postgis_float) \
 	X(test_rtree_join_200k)
 
+/* test_threads.c (appended to PB_TESTS below) */
+#define PB_THREAD_TESTS(X) \
+	X(test_threads_match_sequential) \
+	X(test_threads_stop)
+
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU
 #define PB_GPU_TESTS(X) \

@@ -343,6 +343,22 @@ pb_jaccard_finalfn(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(r.jaccard_mean);
 }
 
+/* The seven pb_comparison columns of r (set_compare.c appends its own). */
+void
+PbCompareResultDatums(const PbCompareResult *r, Datum *values, bool *nulls)
+{
+	values[0] = Int64GetDatum(r->pairs);
+	values[1] = Int64GetDatum(r->intersecting);
+	values[2] = Float8GetDatum(r->jaccard_mean);
+	values[3] = Float8GetDatum(r->jaccard_total);
+	values[4] = Float8GetDatum(r->dice_mean);
+	values[5] = Float8GetDatum(r->intersection_area);
+	values[6] = Float8GetDatum(r->union_area);
+	for (int i = 0; i < 7; i++)
+		nulls[i] = false;
+	nulls[2] = nulls[3] = nulls[4] = (r->intersecting == 0);
+}
+
 PG_FUNCTION_INFO_V1(pb_cross_compare_finalfn);
 /* The pb_comparison row: counts, J', total Jaccard, Dice and area sums. */
 Datum
@@ -351,17 +367,10 @@ pb_cross_compare_finalfn(PG_FUNCTION_ARGS)
 	PbCompareResult r = FinalResult(fcinfo);
 	TupleDesc	tupdesc;
 	Datum		values[7];
-	bool		nulls[7] = {false, false, false, false, false, false, false};
+	bool		nulls[7];
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "pb_cross_compare_finalfn: return type must be a row type");
-	values[0] = Int64GetDatum(r.pairs);
-	values[1] = Int64GetDatum(r.intersecting);
-	values[2] = Float8GetDatum(r.jaccard_mean);
-	values[3] = Float8GetDatum(r.jaccard_total);
-	values[4] = Float8GetDatum(r.dice_mean);
-	values[5] = Float8GetDatum(r.intersection_area);
-	values[6] = Float8GetDatum(r.union_area);
-	nulls[2] = nulls[3] = nulls[4] = (r.intersecting == 0);
+	PbCompareResultDatums(&r, values, nulls);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }

@@ -61,6 +61,10 @@ extern PbGpuStart PbGpuStartBatch(const void *owner, const PbBatch *b,
 								  const char *caller);
 extern const int64_t *PbGpuFinishBatch(const void *owner, const char *caller);
 
+/* compare_agg.c: the pb_comparison columns of a result */
+struct PbCompareResult;
+extern void PbCompareResultDatums(const struct PbCompareResult *r, Datum *values, bool *nulls);
+
 /* set_compare.c: two polygon sets, paired by R-trees (pb_compare_sets) */
 typedef struct SetsState SetsState;
 extern SetsState *PbSetsCreate(MemoryContext cxt);

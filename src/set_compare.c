@@ -414,18 +414,11 @@ PbSetsResult(SetsState *s, FunctionCallInfo fcinfo)
 		pfree(matched);
 	}
 	PbCompareResultOf(&acc, &r);
-	values[0] = Int64GetDatum(r.pairs);
-	values[1] = Int64GetDatum(r.intersecting);
-	values[2] = Float8GetDatum(r.jaccard_mean);
-	values[3] = Float8GetDatum(r.jaccard_total);
-	values[4] = Float8GetDatum(r.dice_mean);
-	values[5] = Float8GetDatum(r.intersection_area);
-	values[6] = Float8GetDatum(r.union_area);
+	PbCompareResultDatums(&r, values, nulls);
 	values[7] = Int64GetDatum(polygons_a);
 	values[8] = Int64GetDatum(polygons_b);
 	values[9] = Int64GetDatum(missed_a);
 	values[10] = Int64GetDatum(missed_b);
-	nulls[2] = nulls[3] = nulls[4] = (r.intersecting == 0);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 

@@ -126,15 +126,13 @@ SetsAppend(SetsState *dst, const SetsState *src)
 	const PbBatch *b = &src->batch;
 	PbBatch    *d = &dst->batch;
 
+	uint32		base = d->nshapes;
+
 	if (src->has_srid)
 		SetsCheckSrid(dst, src->srid, "pb_compare_sets");
+	PbBatchAppend(d, b);
 	for (uint32 i = 0; i < b->nshapes; i++)
-	{
-		const PbShape *sh = &b->shapes[i];
-		uint32		idx = PbBatchCopyShape(d, b, sh);
-
-		SetsTag(dst, idx, src->in_a[i]);
-	}
+		SetsTag(dst, base + i, src->in_a[i]);
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_combinefn);

@@ -95,8 +95,9 @@
 	X(test_rtree_postgis_float) \
 	X(test_rtree_join_200k)
 
-/* test_threads.c (appended to PB_TESTS below) */
+/* test_batch.c, test_threads.c (appended to PB_TESTS below) */
 #define PB_THREAD_TESTS(X) \
+	X(test_batch_append) \
 	X(test_threads_match_sequential) \
 	X(test_threads_stop)
 

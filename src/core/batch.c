@@ -121,42 +121,33 @@ PbBatchReserve(PbBatch *b, uint32_t shapes, uint32_t rings, uint32_t ipts,
 	b->dpts = PbGrowArray(b->mem, b->dpts, &b->cap_dpts, dpts, 2 * sizeof(double));
 }
 
-/* Copy shape s of src, with its rings and points, to the end of dst. */
-uint32_t
-PbBatchCopyShape(PbBatch *dst, const PbBatch *src, const PbShape *s)
+/* Append all shapes of src to dst in bulk, shifting their ring and point indices. */
+void
+PbBatchAppend(PbBatch *dst, const PbBatch *src)
 {
-	size_t		npts = PbShapePoints(src, s);
-	int			is_int = s->kind == PB_SHAPE_INT;
-	PbShape    *d;
+	uint32_t	s0 = dst->nshapes,
+				r0 = dst->nrings,
+				i0 = dst->nipts,
+				d0 = dst->ndpts;
 
-	PbBatchReserve(dst, dst->nshapes + 1, dst->nrings + s->nrings,
-				   dst->nipts + (is_int ? (uint32_t) npts : 0),
-				   dst->ndpts + (is_int ? 0 : (uint32_t) npts));
-	d = &dst->shapes[dst->nshapes];
-	*d = *s;
-	d->ring_first = dst->nrings;
-	for (uint32_t r = 0; r < s->nrings; r++)
+	PbBatchReserve(dst, s0 + src->nshapes, r0 + src->nrings, i0 + src->nipts, d0 + src->ndpts);
+	memcpy(dst->shapes + s0, src->shapes, sizeof(PbShape) * src->nshapes);
+	memcpy(dst->rings + r0, src->rings, sizeof(PbRing) * src->nrings);
+	memcpy(dst->ipts + 2 * (size_t) i0, src->ipts, 2 * sizeof(int32_t) * src->nipts);
+	memcpy(dst->dpts + 2 * (size_t) d0, src->dpts, 2 * sizeof(double) * src->ndpts);
+	for (uint32_t i = s0; i < s0 + src->nshapes; i++)
 	{
-		const PbRing *sr = &src->rings[s->ring_first + r];
-		PbRing	   *dr = &dst->rings[dst->nrings++];
+		PbShape    *s = &dst->shapes[i];
+		uint32_t	shift = s->kind == PB_SHAPE_INT ? i0 : d0;
 
-		dr->npoints = sr->npoints;
-		if (is_int)
-		{
-			dr->start = dst->nipts;
-			memcpy(dst->ipts + 2 * (size_t) dst->nipts, src->ipts + 2 * (size_t) sr->start,
-				   2 * sizeof(int32_t) * sr->npoints);
-			dst->nipts += sr->npoints;
-		}
-		else
-		{
-			dr->start = dst->ndpts;
-			memcpy(dst->dpts + 2 * (size_t) dst->ndpts, src->dpts + 2 * (size_t) sr->start,
-				   2 * sizeof(double) * sr->npoints);
-			dst->ndpts += sr->npoints;
-		}
+		s->ring_first += r0;
+		for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
+			dst->rings[r].start += shift;
 	}
-	return dst->nshapes++;
+	dst->nshapes += src->nshapes;
+	dst->nrings += src->nrings;
+	dst->nipts += src->nipts;
+	dst->ndpts += src->ndpts;
 }
 
 /* Count the points of all rings of shape s. */

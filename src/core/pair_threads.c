@@ -5,16 +5,13 @@
  * huge polygons among nuclei) balance themselves.  The engines only read
  * the batch; each thread has its own scratch.
  */
-#define _POSIX_C_SOURCE 200809L
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "pair_threads.h"
+#include "threads.h"
 
 #define CHUNK 256				/* pairs taken at a time */
-#define MAX_THREADS 256
 
 /* What every thread of one computation shares. */
 typedef struct Job
@@ -56,17 +53,28 @@ Work(Job *job, PbScratch *sc, int (*should_stop) (void *), void *ctx)
 	}
 }
 
-/* Thread body: work with a private scratch. */
-static void *
-ThreadMain(void *arg)
+/* The caller's part of one computation: its job, and how to ask to stop. */
+typedef struct Share
 {
-	Job		   *job = (Job *) arg;
+	Job		   *job;
+	int			(*should_stop) (void *ctx);
+	void	   *ctx;
+} Share;
+
+/* Thread i's part: work with a private scratch (only thread 0 polls). */
+static void
+RunShare(void *arg, int index)
+{
+	Share	   *sh = (Share *) arg;
 	PbScratch	sc;
 
+	/* malloc: no allocator hook may longjmp while threads run */
 	PbScratchInit(&sc, &PbMallocAllocator);
-	Work(job, &sc, NULL, NULL);
+	if (index == 0)
+		Work(sh->job, &sc, sh->should_stop, sh->ctx);
+	else
+		Work(sh->job, &sc, NULL, NULL);
 	PbScratchFree(&sc);
-	return NULL;
 }
 
 int
@@ -75,11 +83,7 @@ PbComputeAreasThreaded(const PbBatch *b, const uint32_t *idx, uint32_t n,
 					   int (*should_stop) (void *ctx), void *ctx)
 {
 	Job			job;
-	pthread_t	threads[MAX_THREADS];
-	int			started = 0;
-	sigset_t	all,
-				old;
-	PbScratch	sc;
+	Share		share = {&job, should_stop, ctx};
 
 	job.b = b;
 	job.idx = idx;
@@ -88,25 +92,8 @@ PbComputeAreasThreaded(const PbBatch *b, const uint32_t *idx, uint32_t n,
 	job.method = method;
 	atomic_init(&job.next, 0);
 	atomic_init(&job.stop, 0);
-	if (nthreads > MAX_THREADS)
-		nthreads = MAX_THREADS;
 	if ((uint32_t) nthreads > n / CHUNK + 1)
 		nthreads = (int) (n / CHUNK + 1);
-	/* new threads inherit a fully blocked signal mask: signals stay with the caller */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (int t = 1; t < nthreads; t++)
-	{
-		if (pthread_create(&threads[started], NULL, ThreadMain, &job) != 0)
-			break;
-		started++;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	/* malloc here too: no allocator hook may longjmp while threads run */
-	PbScratchInit(&sc, &PbMallocAllocator);
-	Work(&job, &sc, should_stop, ctx);
-	for (int t = 0; t < started; t++)
-		pthread_join(threads[t], NULL);
-	PbScratchFree(&sc);
+	PbThreadsRun(nthreads, RunShare, &share);
 	return !atomic_load(&job.stop);
 }

@@ -141,9 +141,9 @@ extern void PbBatchAddPair(PbBatch *b, uint32_t a, uint32_t bb);
 /* Make room for this many shapes, rings and points in total. */
 extern void PbBatchReserve(PbBatch *b, uint32_t shapes, uint32_t rings,
 						   uint32_t ipts, uint32_t dpts);
-/* Append a copy of shape s of batch src (its rings and points) to dst. */
-extern uint32_t PbBatchCopyShape(PbBatch *dst, const PbBatch *src,
-								 const PbShape *s);
+/* Append every shape of src (rings and points; not its pairs) to dst. */
+extern void PbBatchAppend(PbBatch *dst, const PbBatch *src);
+
 /* Points in all rings of shape s (an upper bound on its edges). */
 extern size_t PbShapePoints(const PbBatch *b, const PbShape *s);
 /* The intersection of the boxes of p and q (empty when xmax <= xmin). */

@@ -99,7 +99,13 @@
 #define PB_THREAD_TESTS(X) \
 	X(test_batch_append) \
 	X(test_threads_match_sequential) \
-	X(test_threads_stop)
+	X(test_threads_stop) \
+	/* test_pipeline.c */ \
+	X(test_pipeline_tiling) \
+	X(test_pipeline_cpu_matches_brute) \
+	X(test_pipeline_device_migration) \
+	X(test_pipeline_reopened_tile) \
+	X(test_pipeline_stop)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

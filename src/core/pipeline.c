@@ -1,0 +1,669 @@
+/*
+ * pipeline.c: the threads, buffers and migration of the SCCG pipeline
+ * (see pipeline.h).
+ *
+ * One mutex guards both buffers and every counter; tasks are coarse (a
+ * tile of hundreds to thousands of shapes), so the lock is taken a few
+ * times per task and never while computing.  Threads wait on one
+ * condition variable, broadcast on every change of state.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "pipe_task.h"
+#include "pipeline.h"
+
+#define MAX_FILTER_THREADS 256
+#define WAIT_SLICE_NS 5000000	/* caller's thread polls should_stop this often */
+#define DEVICE_POLL_NS 20000	/* aggregator's sleep between device polls */
+
+/* A FIFO of tasks (linked through PbTask.next) with its size in pairs. */
+typedef struct TaskList
+{
+	PbTask	   *head,
+			   *tail;
+	uint32_t	count;
+	uint64_t	pairs;
+} TaskList;
+
+/* A thread's own totals and stage figures, merged at the end. */
+typedef struct ThreadOut
+{
+	PbCompareAcc acc;
+	PbPipeStats st;
+} ThreadOut;
+
+struct PbPipeline
+{
+	PbPipeConfig cfg;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	TaskList	input;			/* fed, not yet filtered */
+	TaskList	queued;			/* filtered, waiting for the aggregator */
+	int			input_closed;	/* PbPipeFinish was called */
+	int			filtering;		/* filter threads busy with a task */
+	int			live;			/* threads not yet finished */
+	int			stop;			/* everybody out */
+	int			nfilter;
+	pthread_t	filter_threads[MAX_FILTER_THREADS];
+	void	   *filter_args[MAX_FILTER_THREADS][2];
+	int			started;		/* filter threads started */
+	pthread_t	agg_thread;
+	int			agg_started;
+	int			joined;
+	ThreadOut	filter_out[MAX_FILTER_THREADS];
+	ThreadOut	agg_out;
+	PbTask	  **fed;			/* every task fed, freed with the pipeline */
+	uint32_t	nfed,
+				cap_fed;
+	double		t0,
+				wall_s;
+	int			device_alive;
+};
+
+/* Seconds since an arbitrary start, for busy times. */
+static double
+Now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Sleep for us microseconds (testing throttles, device polling). */
+static void
+SleepUs(uint32_t us)
+{
+	struct timespec ts = {us / 1000000, (long) (us % 1000000) * 1000};
+
+	if (us)
+		nanosleep(&ts, NULL);
+}
+
+/* Append t to the FIFO. */
+static void
+ListPush(TaskList *l, PbTask *t, uint64_t pairs)
+{
+	t->next = NULL;
+	if (l->tail)
+		l->tail->next = t;
+	else
+		l->head = t;
+	l->tail = t;
+	l->count++;
+	l->pairs += pairs;
+}
+
+/* Unlink t (whose predecessor is prev, NULL for the head) from the FIFO. */
+static void
+ListUnlink(TaskList *l, PbTask *prev, PbTask *t, uint64_t pairs)
+{
+	if (prev)
+		prev->next = t->next;
+	else
+		l->head = t->next;
+	if (l->tail == t)
+		l->tail = prev;
+	t->next = NULL;
+	l->count--;
+	l->pairs -= pairs;
+}
+
+/* Pop the head of the FIFO (NULL when empty). */
+static PbTask *
+ListPop(TaskList *l, int queued)
+{
+	PbTask	   *t = l->head;
+
+	if (t)
+		ListUnlink(l, NULL, t, queued ? t->nint : 0);
+	return t;
+}
+
+void
+PbPipeConfigDefaults(PbPipeConfig *c, int threads)
+{
+	memset(c, 0, sizeof(*c));
+	c->threads = threads < 1 ? 1 : threads;
+	c->method = PB_METHOD_AUTO;
+	c->migration = 1;
+	c->input_tasks = 4 * (uint32_t) c->threads + 4;
+	c->batch_pairs = 1u << 18;
+	c->agg_pairs = 4 * c->batch_pairs;
+}
+
+/*
+ * GPU-to-CPU migration, called with the lock held by a filter thread whose
+ * task t does not fit in the full aggregator buffer: return the smallest of
+ * t and the queued tasks, queueing t in its place when a queued one is
+ * smaller.  The caller computes the returned task on the CPU.
+ */
+static PbTask *
+TakeSmallest(PbPipeline *p, PbTask *t)
+{
+	PbTask	   *prev = NULL,
+			   *best_prev = NULL,
+			   *best = NULL;
+
+	for (PbTask *q = p->queued.head; q; prev = q, q = q->next)
+		if (q->nint < t->nint && (best == NULL || q->nint < best->nint))
+		{
+			best = q;
+			best_prev = prev;
+		}
+	if (best == NULL)
+		return t;
+	ListUnlink(&p->queued, best_prev, best, best->nint);
+	ListPush(&p->queued, t, t->nint);
+	return best;
+}
+
+/* Compute a task's device-eligible pairs on this CPU thread. */
+static void
+ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
+			PbCompareAcc *acc, int migrated)
+{
+	double		t0 = Now();
+
+	SleepUs(p->cfg.slow_agg_us);
+	PbTaskCompute(t, 0, t->nint, sc, p->cfg.method, acc);
+	st->tasks++;
+	st->pairs += t->nint;
+	st->migrated += migrated != 0;
+	st->busy_s += Now() - t0;
+}
+
+/* Filter thread: filter tasks from the input buffer, queue them for the aggregator. */
+static void *
+FilterMain(void *arg)
+{
+	PbPipeline *p = ((void **) arg)[0];
+	ThreadOut  *out = ((void **) arg)[1];
+	PbScratch	sc;
+
+	PbScratchInit(&sc, &PbMallocAllocator);
+	pthread_mutex_lock(&p->lock);
+	for (;;)
+	{
+		PbTask	   *t;
+		double		t0;
+
+		while (!p->stop && p->input.count == 0 && !p->input_closed)
+			pthread_cond_wait(&p->changed, &p->lock);
+		if (p->stop || (t = ListPop(&p->input, 0)) == NULL)
+			break;
+		p->filtering++;
+		pthread_cond_broadcast(&p->changed);
+		pthread_mutex_unlock(&p->lock);
+
+		t0 = Now();
+		SleepUs(p->cfg.slow_filter_us);
+		PbTaskMaterialize(t);
+		PbTaskFilter(t);
+		/* pairs no device takes are computed here and now */
+		PbTaskCompute(t, t->nint, t->batch.npairs, &sc, p->cfg.method, &out->acc);
+		out->st.filter_cpu.tasks++;
+		out->st.filter_cpu.pairs += t->batch.npairs;
+		out->st.filter_cpu.busy_s += Now() - t0;
+
+		pthread_mutex_lock(&p->lock);
+		while (t != NULL && !p->stop)
+		{
+			if (t->nint == 0)
+				t = NULL;
+			else if (p->queued.count == 0 || p->queued.pairs + t->nint <= p->cfg.agg_pairs)
+			{
+				ListPush(&p->queued, t, t->nint);
+				t = NULL;
+			}
+			else if (p->cfg.migration)
+			{
+				/* aggregator congested: the smallest task runs here */
+				PbTask	   *mine = TakeSmallest(p, t);
+
+				pthread_mutex_unlock(&p->lock);
+				ComputeHere(p, mine, &sc, &out->st.aggregate_cpu, &out->acc, 1);
+				pthread_mutex_lock(&p->lock);
+				t = NULL;		/* computed, or queued in mine's place */
+			}
+			else
+				pthread_cond_wait(&p->changed, &p->lock);
+		}
+		p->filtering--;
+		pthread_cond_broadcast(&p->changed);
+	}
+	p->live--;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	PbScratchFree(&sc);
+	return NULL;
+}
+
+/* Which of the aggregator's tasks are filter work moved to the device. */
+typedef struct AggBatch
+{
+	PbTask	  **tasks;
+	uint8_t    *stolen;
+	PbGpuPart  *parts;
+	uint32_t	n,
+				cap;
+	uint64_t	pairs;
+} AggBatch;
+
+/* Add a task to the aggregator's next batch. */
+static void
+BatchAdd(AggBatch *b, PbTask *t, int stolen)
+{
+	if (b->n == b->cap)
+	{
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->tasks = PbMallocAllocator.resize(NULL, b->tasks, sizeof(PbTask *) * b->cap);
+		b->stolen = PbMallocAllocator.resize(NULL, b->stolen, b->cap);
+		b->parts = PbMallocAllocator.resize(NULL, b->parts, sizeof(PbGpuPart) * b->cap);
+	}
+	b->tasks[b->n] = t;
+	b->stolen[b->n] = (uint8_t) stolen;
+	b->n++;
+	b->pairs += stolen ? (uint64_t) (t->na + t->nb) : t->nint;
+}
+
+/*
+ * With the lock held, gather the aggregator's next batch: queued tasks up
+ * to batch_pairs; when none is queued, device idle and migration on,
+ * unfiltered all-integer tasks from the input buffer (CPU-to-device
+ * migration).  Returns 0 when there is nothing left to do at all.
+ */
+static int
+GatherBatch(PbPipeline *p, AggBatch *b)
+{
+	b->n = 0;
+	b->pairs = 0;
+	for (;;)
+	{
+		if (p->stop)
+			return 0;
+		while (p->queued.count > 0 &&
+			   (b->n == 0 || b->pairs + p->queued.head->nint <= p->cfg.batch_pairs))
+			BatchAdd(b, ListPop(&p->queued, 1), 0);
+		if (b->n > 0)
+		{
+			pthread_cond_broadcast(&p->changed);	/* room for waiting filters */
+			return 1;
+		}
+		if (p->cfg.migration && p->device_alive && p->cfg.device->can_filter)
+		{
+			PbTask	   *prev = NULL,
+					   *t = p->input.head;
+
+			while (t != NULL && b->pairs < p->cfg.batch_pairs)
+			{
+				PbTask	   *next = t->next;
+
+				if (t->all_int && t->old_a == 0 && t->old_b == 0)
+				{
+					ListUnlink(&p->input, prev, t, 0);
+					BatchAdd(b, t, 1);
+				}
+				else
+					prev = t;
+				t = next;
+			}
+			if (b->n > 0)
+			{
+				pthread_cond_broadcast(&p->changed);
+				return 1;
+			}
+		}
+		if (p->input_closed && p->input.count == 0 && p->filtering == 0)
+			return 0;
+		pthread_cond_wait(&p->changed, &p->lock);
+	}
+}
+
+/* Run the batch on the device; 0 (with the reason in err) if it failed. */
+static int
+RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_len)
+{
+	const PbPipeDevice *dev = p->cfg.device;
+	const int64_t *areas;
+	const PbGpuFound *found;
+	uint32_t	nfound,
+				k = 0;
+	double		t0 = Now();
+	int			st;
+
+	for (uint32_t i = 0; i < b->n; i++)
+	{
+		PbTask	   *t = b->tasks[i];
+		PbGpuPart  *part = &b->parts[i];
+
+		memset(part, 0, sizeof(*part));
+		if (b->stolen[i])
+			PbTaskMaterialize(t);
+		part->batch = &t->batch;
+		part->pairs = t->batch.pairs;
+		part->npairs = b->stolen[i] ? 0 : t->nint;
+		part->filter = b->stolen[i];
+		part->split = t->na;
+		part->ref = t->ref;
+	}
+	if (dev->bytes(dev->ctx, b->parts, b->n) > dev->budget)
+	{
+		snprintf(err, err_len, "a batch needs more device memory than pixelbox.gpu_memory allows");
+		return 0;
+	}
+	if (dev->submit(dev->ctx, b->parts, b->n, err, err_len) != 0)
+		return 0;
+	while ((st = dev->poll(dev->ctx, err, err_len)) == 0)
+		SleepUs(DEVICE_POLL_NS / 1000);
+	if (st < 0)
+		return 0;
+	areas = dev->results(dev->ctx);
+	nfound = dev->found(dev->ctx, &found);
+	for (uint32_t i = 0; i < b->n; i++)
+	{
+		PbTask	   *t = b->tasks[i];
+
+		if (b->stolen[i])
+			continue;
+		for (uint32_t j = 0; j < t->nint; j++, k++)
+			PbTaskAddResult(t, t->batch.pairs[j].a, t->batch.pairs[j].b, (double) areas[k],
+							&out->acc);
+		out->st.aggregate_device.tasks++;
+		out->st.aggregate_device.pairs += t->nint;
+	}
+	for (uint32_t f = 0; f < nfound; f++)
+		PbTaskAddResult(b->tasks[found[f].part], found[f].a, found[f].b,
+						(double) found[f].area, &out->acc);
+	for (uint32_t i = 0; i < b->n; i++)
+		if (b->stolen[i])
+		{
+			out->st.filter_device.tasks++;
+			out->st.filter_device.migrated++;
+			out->st.aggregate_device.tasks++;
+		}
+	out->st.filter_device.pairs += nfound;
+	out->st.aggregate_device.pairs += nfound;
+	out->st.aggregate_device.busy_s += Now() - t0;
+	out->st.device_batches++;
+	SleepUs(p->cfg.slow_agg_us * b->n);
+	return 1;
+}
+
+/*
+ * Compute the batch on the aggregator's CPU thread: with no device, or
+ * after the device failed (the tasks it held are redone here, none lost).
+ */
+static void
+RunOnCpu(PbPipeline *p, AggBatch *b, ThreadOut *out, PbScratch *sc)
+{
+	for (uint32_t i = 0; i < b->n; i++)
+	{
+		PbTask	   *t = b->tasks[i];
+
+		if (b->stolen[i])
+		{
+			double		t0 = Now();
+
+			if (t->batch.shapes == NULL)
+				PbTaskMaterialize(t);
+			PbTaskFilter(t);
+			PbTaskCompute(t, t->nint, t->batch.npairs, sc, p->cfg.method, &out->acc);
+			out->st.filter_cpu.tasks++;
+			out->st.filter_cpu.pairs += t->batch.npairs;
+			out->st.filter_cpu.busy_s += Now() - t0;
+		}
+		ComputeHere(p, t, sc, &out->st.aggregate_cpu, &out->acc, 0);
+	}
+}
+
+/* Aggregator thread: the single owner of the device. */
+static void *
+AggMain(void *arg)
+{
+	PbPipeline *p = (PbPipeline *) arg;
+	ThreadOut  *out = &p->agg_out;
+	AggBatch	b = {0};
+	PbScratch	sc;
+
+	PbScratchInit(&sc, &PbMallocAllocator);
+	pthread_mutex_lock(&p->lock);
+	while (GatherBatch(p, &b))
+	{
+		char		err[sizeof(out->st.device_error)];
+		int			on_device = p->device_alive;
+
+		pthread_mutex_unlock(&p->lock);
+		if (on_device && !RunOnDevice(p, &b, out, err, sizeof(err)))
+		{
+			/* device dropped for the rest of the run; its batch is redone below */
+			memcpy(out->st.device_error, err, sizeof(err));
+			on_device = 0;
+			pthread_mutex_lock(&p->lock);
+			p->device_alive = 0;
+			pthread_cond_broadcast(&p->changed);
+			pthread_mutex_unlock(&p->lock);
+		}
+		if (!on_device)
+			RunOnCpu(p, &b, out, &sc);
+		pthread_mutex_lock(&p->lock);
+	}
+	p->live--;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	PbMallocAllocator.release(NULL, b.tasks);
+	PbMallocAllocator.release(NULL, b.stolen);
+	PbMallocAllocator.release(NULL, b.parts);
+	PbScratchFree(&sc);
+	return NULL;
+}
+
+/* Start a thread with every signal blocked; 0 on success. */
+static int
+StartThread(pthread_t *th, void *(*fn) (void *), void *arg)
+{
+	sigset_t	all,
+				old;
+	int			rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+PbPipeline *
+PbPipeStart(const PbPipeConfig *config)
+{
+	PbPipeline *p = PbMallocAllocator.alloc(NULL, sizeof(PbPipeline));
+	pthread_condattr_t ca;
+
+	memset(p, 0, sizeof(*p));
+	p->cfg = *config;
+	p->device_alive = config->device != NULL;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->changed, &ca);
+	pthread_condattr_destroy(&ca);
+	p->t0 = Now();
+	p->nfilter = config->threads < MAX_FILTER_THREADS ? config->threads : MAX_FILTER_THREADS;
+	for (int i = 0; i < p->nfilter; i++)
+		PbCompareInit(&p->filter_out[i].acc);
+	PbCompareInit(&p->agg_out.acc);
+	pthread_mutex_lock(&p->lock);
+	for (int i = 0; i < p->nfilter; i++)
+	{
+		p->filter_args[i][0] = p;
+		p->filter_args[i][1] = &p->filter_out[i];
+		if (StartThread(&p->filter_threads[i], FilterMain, p->filter_args[i]) != 0)
+			break;
+		p->started++;
+		p->live++;
+	}
+	if (p->started > 0 && StartThread(&p->agg_thread, AggMain, p) == 0)
+	{
+		p->agg_started = 1;
+		p->live++;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (!p->agg_started)
+	{
+		PbPipeDestroy(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Wait on the condition for at most WAIT_SLICE_NS (lock held). */
+static void
+WaitSlice(PbPipeline *p)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += WAIT_SLICE_NS;
+	if (ts.tv_nsec >= 1000000000)
+	{
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&p->changed, &p->lock, &ts);
+}
+
+/* Ask every thread to stop (lock held). */
+static void
+RequestStop(PbPipeline *p)
+{
+	p->stop = 1;
+	pthread_cond_broadcast(&p->changed);
+}
+
+int
+PbPipeFeed(PbPipeline *p, PbTask *task, int (*should_stop) (void *), void *ctx)
+{
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop && p->input.count >= p->cfg.input_tasks)
+	{
+		WaitSlice(p);
+		if (should_stop && should_stop(ctx))
+			RequestStop(p);
+	}
+	if (p->stop)
+	{
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	if (p->nfed == p->cap_fed)
+	{
+		p->cap_fed = p->cap_fed ? 2 * p->cap_fed : 256;
+		p->fed = PbMallocAllocator.resize(NULL, p->fed, sizeof(PbTask *) * p->cap_fed);
+	}
+	p->fed[p->nfed++] = task;
+	PbBatchInit(&task->batch, &PbMallocAllocator);
+	task->hit = NULL;
+	task->nint = 0;
+	ListPush(&p->input, task, 0);
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	return 1;
+}
+
+/* Join every started thread (once). */
+static void
+JoinAll(PbPipeline *p)
+{
+	if (p->joined)
+		return;
+	for (int i = 0; i < p->started; i++)
+		pthread_join(p->filter_threads[i], NULL);
+	if (p->agg_started)
+		pthread_join(p->agg_thread, NULL);
+	p->joined = 1;
+}
+
+int
+PbPipeFinish(PbPipeline *p, int (*should_stop) (void *), void *ctx)
+{
+	int			done;
+
+	pthread_mutex_lock(&p->lock);
+	p->input_closed = 1;
+	pthread_cond_broadcast(&p->changed);
+	while (p->live > 0 && !p->stop)
+	{
+		WaitSlice(p);
+		if (should_stop && should_stop(ctx))
+			RequestStop(p);
+	}
+	done = !p->stop;
+	pthread_mutex_unlock(&p->lock);
+	JoinAll(p);
+	p->wall_s = Now() - p->t0;
+	return done;
+}
+
+void
+PbPipeTotals(const PbPipeline *p, PbCompareAcc *acc)
+{
+	PbCompareInit(acc);
+	for (int i = 0; i < p->started; i++)
+		PbCompareMerge(acc, &p->filter_out[i].acc);
+	PbCompareMerge(acc, &p->agg_out.acc);
+}
+
+/* Add one stage's figures to another's. */
+static void
+AddStage(PbPipeStageStats *to, const PbPipeStageStats *from)
+{
+	to->tasks += from->tasks;
+	to->pairs += from->pairs;
+	to->migrated += from->migrated;
+	to->busy_s += from->busy_s;
+}
+
+/* Add one thread's figures to the run's. */
+static void
+AddStats(PbPipeStats *to, const PbPipeStats *from)
+{
+	AddStage(&to->filter_cpu, &from->filter_cpu);
+	AddStage(&to->filter_device, &from->filter_device);
+	AddStage(&to->aggregate_cpu, &from->aggregate_cpu);
+	AddStage(&to->aggregate_device, &from->aggregate_device);
+	to->device_batches += from->device_batches;
+}
+
+void
+PbPipeGetStats(const PbPipeline *p, PbPipeStats *stats)
+{
+	memset(stats, 0, sizeof(*stats));
+	for (int i = 0; i < p->started; i++)
+		AddStats(stats, &p->filter_out[i].st);
+	AddStats(stats, &p->agg_out.st);
+	memcpy(stats->device_error, p->agg_out.st.device_error, sizeof(stats->device_error));
+	stats->filter_threads = p->started;
+	stats->wall_s = p->wall_s;
+}
+
+void
+PbPipeDestroy(PbPipeline *p)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->lock);
+	RequestStop(p);
+	pthread_mutex_unlock(&p->lock);
+	JoinAll(p);
+	for (uint32_t i = 0; i < p->nfed; i++)
+		PbTaskRelease(p->fed[i]);
+	PbMallocAllocator.release(NULL, p->fed);
+	pthread_cond_destroy(&p->changed);
+	pthread_mutex_destroy(&p->lock);
+	PbMallocAllocator.release(NULL, p);
+}

@@ -1,0 +1,160 @@
+/*
+ * pipeline.h: the SCCG pipeline (Wang et al., VLDB 2012, section 4) over
+ * tile tasks: filter (a packed Hilbert R-tree per tile and per set, joined)
+ * and aggregator (the exact areas and the comparison totals), running
+ * concurrently on threads connected by bounded buffers, with dynamic task
+ * migration between the CPU threads and the device.
+ *
+ *   caller ──tasks──▶ [input buffer] ──▶ filter threads (CPU)
+ *                          │                    │ pairs
+ *                          │ (device idle:      ▼
+ *                          │  filter work   [aggregator buffer] ──▶ aggregator
+ *                          └─ migrates) ─────────────────────────▶ (owns the device)
+ *
+ * A task is one tile: shapes of set a and set b, and the window its pairs
+ * are counted in.  Filter threads pair the task's shapes whose float boxes
+ * intersect (exactly PostGIS's &&), compute the pairs no device can take
+ * (non-rectilinear or non-integer shapes) themselves, and queue the task
+ * for the aggregator.  The single aggregator assembles device batches from
+ * several queued tasks.  Migration (config.migration):
+ *  - device congested: when a filter thread finds the aggregator buffer
+ *    full, it computes the smallest queued task on the CPU instead of
+ *    waiting (the paper's GPU-to-CPU migration);
+ *  - device idle: when the aggregator finds its buffer empty, it takes
+ *    unfiltered tasks from the input buffer and has the device filter and
+ *    compute them (CPU-to-GPU migration of filter work).
+ * Without a device the aggregator computes on the CPU: the same pipeline,
+ * the same answers (every area is exact, every sum an exact accumulator).
+ *
+ * Threads never call the caller's code except the device operations (from
+ * the aggregator thread only), run with every signal blocked, and allocate
+ * with malloc.  The caller's thread feeds tasks and waits, polling its own
+ * interrupt check; a stop request ends every thread promptly.
+ */
+#ifndef PB_PIPELINE_H
+#define PB_PIPELINE_H
+
+#include <stdint.h>
+
+#include "../../cuda/pb_gpu.h"
+#include "pb_accum.h"
+#include "pb_core.h"
+
+/*
+ * One tile task.  The caller fills the source fields (and nothing else):
+ * the shapes src_ids[0 .. na + nb) of batch src, set a first; src must stay
+ * unchanged until the pipeline is destroyed.  A pair (a of set a, b of set
+ * b) is counted when the boxes of a and b intersect, its reference point
+ * (largest xmin, largest ymin of the two float boxes) lies in the half-open
+ * window ref, and not both a < old_a and b < old_b (a tile seen again: those
+ * pairs were counted by an earlier task).  hit[i] is set when shape i of the
+ * task intersects some shape of the other set with positive area.
+ */
+typedef struct PbTask
+{
+	/* filled by the caller */
+	const PbBatch *src;
+	const uint32_t *src_ids;
+	uint32_t	na,
+				nb;
+	uint32_t	old_a,
+				old_b;
+	PbBox		ref;			/* [xmin, xmax) x [ymin, ymax); +-inf for all */
+	int			all_int;		/* every shape PB_SHAPE_INT: the device may filter it */
+	/* filled by the pipeline */
+	PbBatch		batch;			/* the task's own copy of its shapes, then pairs */
+	uint32_t	nint;			/* pairs [0, nint) are device-eligible */
+	uint8_t    *hit;			/* per shape of the task */
+	struct PbTask *next;
+} PbTask;
+
+/*
+ * A device as the aggregator sees it (the GPU through cuda/pb_gpu.h, or a
+ * test double).  Called from the aggregator thread only.  submit starts
+ * the parts; poll returns 1 when done, 0 while running, -1 (with a reason)
+ * on failure, after which the pipeline computes on the CPU.
+ */
+typedef struct PbPipeDevice
+{
+	void	   *ctx;
+	const char *name;			/* for the report: "gpu" */
+	int			can_filter;		/* takes PbGpuPart.filter parts */
+	size_t		budget;			/* bytes a submission may need */
+	size_t		(*bytes) (void *ctx, const PbGpuPart *parts, uint32_t n);
+	int			(*submit) (void *ctx, const PbGpuPart *parts, uint32_t n,
+						   char *err, size_t err_len);
+	int			(*poll) (void *ctx, char *err, size_t err_len);
+	const int64_t *(*results) (void *ctx);
+	uint32_t	(*found) (void *ctx, const PbGpuFound **found);
+} PbPipeDevice;
+
+/* How a pipeline runs. */
+typedef struct PbPipeConfig
+{
+	int			threads;		/* CPU threads (filter, and CPU aggregation) */
+	PbMethod	method;			/* CPU engine for rectilinear integer pairs */
+	const PbPipeDevice *device; /* NULL: no device, aggregate on the CPU */
+	int			migration;		/* 1: dynamic task migration */
+	uint32_t	input_tasks;	/* capacity of the input buffer, in tasks */
+	uint32_t	agg_pairs;		/* capacity of the aggregator buffer, in pairs */
+	uint32_t	batch_pairs;	/* pairs the aggregator puts in a device batch */
+	uint32_t	slow_filter_us; /* testing: sleep per task in the filter stage */
+	uint32_t	slow_agg_us;	/* testing: sleep per task in the aggregator */
+} PbPipeConfig;
+
+/* Stage figures of one run, for the report. */
+typedef struct PbPipeStageStats
+{
+	uint64_t	tasks;			/* tasks that went through the stage here */
+	uint64_t	pairs;			/* pairs found (filter) or computed (aggregate) */
+	uint64_t	migrated;		/* of tasks: moved here by migration */
+	double		busy_s;			/* summed over threads */
+} PbPipeStageStats;
+
+typedef struct PbPipeStats
+{
+	PbPipeStageStats filter_cpu,
+				filter_device,
+				aggregate_cpu,
+				aggregate_device;
+	uint64_t	device_batches;
+	int			filter_threads;
+	double		wall_s;			/* from the start to the end of the run */
+	char		device_error[256];	/* why the device was dropped, or "" */
+} PbPipeStats;
+
+typedef struct PbPipeline PbPipeline;
+
+/* Fill *c with the defaults (threads as given, no device, migration on). */
+extern void PbPipeConfigDefaults(PbPipeConfig *c, int threads);
+
+/* Start the threads; NULL (with nothing started) if none could start. */
+extern PbPipeline *PbPipeStart(const PbPipeConfig *config);
+
+/*
+ * Hand a task to the pipeline (it keeps the pointer; the caller keeps the
+ * memory until PbPipeDestroy).  Blocks while the input buffer is full,
+ * calling should_stop(ctx) every few milliseconds; returns 0 if it said
+ * stop (the task was not taken), 1 otherwise.
+ */
+extern int	PbPipeFeed(PbPipeline *p, PbTask *task, int (*should_stop) (void *),
+					   void *ctx);
+
+/*
+ * No more tasks: wait for every thread to finish, calling should_stop
+ * every few milliseconds.  Returns 1 when all is computed; 0 if stopped.
+ */
+extern int	PbPipeFinish(PbPipeline *p, int (*should_stop) (void *), void *ctx);
+
+/* The totals over every task (after PbPipeFinish returned 1). */
+extern void PbPipeTotals(const PbPipeline *p, PbCompareAcc *acc);
+extern void PbPipeGetStats(const PbPipeline *p, PbPipeStats *stats);
+
+/*
+ * Stop (if running) and join the threads, and free the pipeline and what it
+ * allocated in the tasks fed to it (their batches and hit arrays: read
+ * hit before).  Safe at any point, also from error cleanup.
+ */
+extern void PbPipeDestroy(PbPipeline *p);
+
+#endif							/* PB_PIPELINE_H */

@@ -1,0 +1,576 @@
+/*
+ * test_pipeline.c: the SCCG pipeline (pipeline.c, pipe_task.c, tiling.c)
+ * against brute force written here: every pair of shapes of two random
+ * sets whose float boxes meet, computed one by one.  The totals must be
+ * bit-identical and the missed shapes the same for any tiling, thread
+ * count, device (none, a CPU test double, one that fails), with migration
+ * forced either way or switched off, and a stop request must end a run.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/core/hilbert_rtree.h"
+#include "../src/core/pipeline.h"
+#include "../src/core/tiling.h"
+#include "testutil.h"
+
+/* Two random sets in one batch: in_a[i] says which set shape i is in. */
+typedef struct Sets
+{
+	PbBatch		b;
+	uint8_t    *in_a;
+	uint32_t	n;
+} Sets;
+
+/* Append one decoded tree to the sets. */
+static void
+AddTree(Sets *s, TGeom *g, int in_a)
+{
+	uint32_t	shape;
+	PbError		err;
+
+	if (DecodeTg(&s->b, g, 0, &shape, &err) != PB_OK)
+		shape = DummyShape(&s->b);
+	TgFree(g);
+	s->in_a = realloc(s->in_a, s->b.nshapes);
+	s->in_a[shape] = (uint8_t) in_a;
+	s->n = s->b.nshapes;
+}
+
+/* Append a shape given as WKT. */
+static void
+AddWkt(Sets *s, const char *wkt, int in_a)
+{
+	uint32_t	shape = DecodeWkt(&s->b, wkt, 0);
+
+	s->in_a = realloc(s->in_a, s->b.nshapes);
+	s->in_a[shape] = (uint8_t) in_a;
+	s->n = s->b.nshapes;
+}
+
+/*
+ * n shapes per set scattered over a span x span field: rectilinear
+ * blobs, a few diagonal (double) ones when with_double, a few empty ones,
+ * and copies of set a's shapes in set b (duplicates).
+ */
+static void
+MakeSets(Sets *s, Rng *r, int n, int64_t span, int with_double)
+{
+	Rng		   *saved = malloc(sizeof(Rng) * (size_t) (n + 1));
+
+	memset(s, 0, sizeof(*s));
+	PbBatchInit(&s->b, &PbMallocAllocator);
+	for (int set = 0; set < 2; set++)
+		for (int k = 0; k < n; k++)
+		{
+			/* set b's first tenth repeats set a's first tenth: duplicates */
+			Rng			dup = saved[k];
+			Rng		   *g = set == 1 && k < n / 10 ? &dup : r;
+			int64_t		x,
+						y;
+
+			if (set == 0)
+				saved[k] = *r;
+			x = (int64_t) (RngNext(g) % (uint64_t) span);
+			y = (int64_t) (RngNext(g) % (uint64_t) span);
+			AddTree(s, RandomOrthoShape(g, 1 + (int) (RngNext(g) % 2), 6, x, y,
+										12 + (int64_t) (RngNext(g) % 20), 0), set == 0);
+		}
+	for (int k = 0; k < n / 10; k++)
+	{
+		char		wkt[200];
+		int64_t		x = (int64_t) (RngNext(r) % (uint64_t) span),
+					y = (int64_t) (RngNext(r) % (uint64_t) span);
+
+		if (with_double)
+		{
+			snprintf(wkt, sizeof(wkt), "POLYGON((%lld %lld,%lld.5 %lld,%lld %lld.25,%lld %lld))",
+					 (long long) x, (long long) y, (long long) x + 15, (long long) y + 2,
+					 (long long) x + 7, (long long) y + 14, (long long) x, (long long) y);
+			AddWkt(s, wkt, k % 2);
+		}
+		AddWkt(s, "POLYGON EMPTY", k % 2);
+	}
+	free(saved);
+}
+
+/* What a comparison produced: totals and missed shapes per set. */
+typedef struct Outcome
+{
+	PbCompareAcc acc;
+	uint64_t	missed[2];
+} Outcome;
+
+/* Whether two float boxes meet (closed), as PostGIS's &&. */
+static int
+BoxesMeet(const PbBox *p, const PbBox *q)
+{
+	return p->xmin <= q->xmax && q->xmin <= p->xmax && p->ymin <= q->ymax && q->ymin <= p->ymax;
+}
+
+/* Brute force: every (a, b) pair with meeting boxes, one by one. */
+static void
+BruteForce(const Sets *s, Outcome *o)
+{
+	PbScratch	sc;
+	uint8_t    *hit = calloc(s->n + 1, 1);
+
+	PbScratchInit(&sc, &PbMallocAllocator);
+	PbCompareInit(&o->acc);
+	for (uint32_t a = 0; a < s->n; a++)
+		for (uint32_t b = 0; b < s->n; b++)
+		{
+			PbBox		fa,
+						fb;
+			double		area;
+
+			if (!s->in_a[a] || s->in_a[b] || s->b.shapes[a].kind == PB_SHAPE_EMPTY ||
+				s->b.shapes[b].kind == PB_SHAPE_EMPTY)
+				continue;
+			fa = PbBoxAsPostgisFloat(s->b.shapes[a].box);
+			fb = PbBoxAsPostgisFloat(s->b.shapes[b].box);
+			if (!BoxesMeet(&fa, &fb))
+				continue;
+			area = PbIntersectionArea(&sc, &s->b, a, b, PB_METHOD_GENERAL);
+			PbCompareAdd(&o->acc, s->b.shapes[a].area, s->b.shapes[b].area, area);
+			if (area > 0)
+				hit[a] = hit[b] = 1;
+		}
+	o->missed[0] = o->missed[1] = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!hit[i])
+			o->missed[s->in_a[i] ? 0 : 1]++;
+	PbScratchFree(&sc);
+	free(hit);
+}
+
+/* A test double of a device: computes on the CPU, optionally failing. */
+typedef struct FakeDevice
+{
+	PbScratch	sc;
+	int64_t    *areas;
+	PbGpuFound *found;
+	uint32_t	nfound;
+	int			batches;
+	int			fail_at;		/* fail the submit of this batch (1-based), 0: never */
+} FakeDevice;
+
+/* bytes: the fake device has no memory limit. */
+static size_t
+FakeBytes(void *ctx, const PbGpuPart *parts, uint32_t n)
+{
+	(void) ctx;
+	(void) parts;
+	(void) n;
+	return 0;
+}
+
+/* Append one found pair. */
+static void
+FakeFound(FakeDevice *d, uint32_t part, uint32_t a, uint32_t b, int64_t area)
+{
+	d->found = realloc(d->found, sizeof(PbGpuFound) * (d->nfound + 1));
+	d->found[d->nfound++] = (PbGpuFound) {part, a, b, area};
+}
+
+/* submit: compute at once, as the device contract describes it. */
+static int
+FakeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_len)
+{
+	FakeDevice *d = (FakeDevice *) ctx;
+	size_t		k = 0,
+				total = 0;
+
+	if (++d->batches == d->fail_at)
+	{
+		snprintf(err, err_len, "injected device failure");
+		return -1;
+	}
+	for (uint32_t p = 0; p < n; p++)
+		total += parts[p].filter ? 0 : parts[p].npairs;
+	d->areas = realloc(d->areas, sizeof(int64_t) * (total + 1));
+	d->nfound = 0;
+	for (uint32_t p = 0; p < n; p++)
+	{
+		const PbBatch *b = parts[p].batch;
+
+		if (!parts[p].filter)
+		{
+			for (uint32_t j = 0; j < parts[p].npairs; j++)
+			{
+				const PbPair *pr = &parts[p].pairs[parts[p].pair_idx ? parts[p].pair_idx[j] : j];
+
+				d->areas[k++] = (int64_t) PbIntersectionArea(&d->sc, b, pr->a, pr->b, PB_METHOD_SWEEP);
+			}
+			continue;
+		}
+		for (uint32_t a = 0; a < parts[p].split; a++)
+			for (uint32_t bb = parts[p].split; bb < b->nshapes; bb++)
+			{
+				PbBox		fa,
+							fb;
+				double		rx,
+							ry;
+
+				if (b->shapes[a].kind != PB_SHAPE_INT || b->shapes[bb].kind != PB_SHAPE_INT)
+					continue;
+				fa = PbBoxAsPostgisFloat(b->shapes[a].box);
+				fb = PbBoxAsPostgisFloat(b->shapes[bb].box);
+				rx = fmax(fa.xmin, fb.xmin);
+				ry = fmax(fa.ymin, fb.ymin);
+				if (BoxesMeet(&fa, &fb) && rx >= parts[p].ref.xmin && rx < parts[p].ref.xmax &&
+					ry >= parts[p].ref.ymin && ry < parts[p].ref.ymax)
+					FakeFound(d, p, a, bb, (int64_t) PbIntersectionArea(&d->sc, b, a, bb, PB_METHOD_SWEEP));
+			}
+	}
+	return 0;
+}
+
+/* poll: done at once. */
+static int
+FakePoll(void *ctx, char *err, size_t err_len)
+{
+	(void) ctx;
+	(void) err;
+	(void) err_len;
+	return 1;
+}
+
+/* results: areas of the host-given pairs. */
+static const int64_t *
+FakeResults(void *ctx)
+{
+	return ((FakeDevice *) ctx)->areas;
+}
+
+/* found: pairs of the filter parts. */
+static uint32_t
+FakeFoundPairs(void *ctx, const PbGpuFound **found)
+{
+	*found = ((FakeDevice *) ctx)->found;
+	return ((FakeDevice *) ctx)->nfound;
+}
+
+/* The PbPipeDevice of a fake device. */
+static PbPipeDevice
+FakeOps(FakeDevice *d)
+{
+	PbPipeDevice dev = {d, "fake", 1, (size_t) 1 << 30, FakeBytes, FakeSubmit, FakePoll,
+	FakeResults, FakeFoundPairs};
+
+	memset(d, 0, sizeof(*d));
+	PbScratchInit(&d->sc, &PbMallocAllocator);
+	return dev;
+}
+
+/* Release a fake device. */
+static void
+FakeFree(FakeDevice *d)
+{
+	PbScratchFree(&d->sc);
+	free(d->areas);
+	free(d->found);
+}
+
+/* Run the pipeline over a grid tiling of s with config c; stats into *st. */
+static int
+RunPipeline(const Sets *s, const PbPipeConfig *c, uint32_t per_tile, Outcome *o, PbPipeStats *st)
+{
+	PbTiling	tl;
+	PbPipeline *p;
+	uint8_t    *hit = calloc(s->n + 1, 1);
+
+	PbTileGrid(&tl, &s->b, s->in_a, per_tile, &PbMallocAllocator);
+	p = PbPipeStart(c);
+	if (p == NULL)
+		return 0;
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+		PbPipeFeed(p, &tl.tasks[k], NULL, NULL);
+	if (!PbPipeFinish(p, NULL, NULL))
+		return 0;
+	PbPipeTotals(p, &o->acc);
+	PbPipeGetStats(p, st);
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+		for (uint32_t i = 0; i < tl.tasks[k].na + tl.tasks[k].nb; i++)
+			if (tl.tasks[k].hit && tl.tasks[k].hit[i])
+				hit[tl.tasks[k].src_ids[i]] = 1;
+	o->missed[0] = o->missed[1] = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!hit[i])
+			o->missed[s->in_a[i] ? 0 : 1]++;
+	PbPipeDestroy(p);
+	PbTilingFree(&tl, &PbMallocAllocator);
+	free(hit);
+	return 1;
+}
+
+/* Whether two outcomes are the same, bit for bit. */
+static void
+CheckSame(const Outcome *want, const Outcome *got)
+{
+	PbCompareResult w,
+				g;
+
+	PbCompareResultOf(&want->acc, &w);
+	PbCompareResultOf(&got->acc, &g);
+	CHECK_INT(g.pairs, w.pairs);
+	CHECK_INT(g.intersecting, w.intersecting);
+	CHECK_DBL_EQ(g.jaccard_mean, w.jaccard_mean);
+	CHECK_DBL_EQ(g.jaccard_total, w.jaccard_total);
+	CHECK_DBL_EQ(g.dice_mean, w.dice_mean);
+	CHECK_DBL_EQ(g.intersection_area, w.intersection_area);
+	CHECK_DBL_EQ(g.union_area, w.union_area);
+	CHECK_INT(got->missed[0], want->missed[0]);
+	CHECK_INT(got->missed[1], want->missed[1]);
+}
+
+/* Free the sets. */
+static void
+FreeSets(Sets *s)
+{
+	PbBatchFree(&s->b);
+	free(s->in_a);
+}
+
+/* Any tiling and thread count, no device: the brute-force answer. */
+void
+test_pipeline_cpu_matches_brute(void)
+{
+	Rng			r = {4242};
+	Sets		s;
+	Outcome		want,
+				got;
+	PbPipeStats st;
+	uint32_t	tiles[] = {1, 7, 40, 100000};
+	int			threads[] = {1, 3};
+
+	MakeSets(&s, &r, 500, 400, 1);
+	BruteForce(&s, &want);
+	CHECK(want.acc.pairs > 500);
+	for (int ti = 0; ti < 4; ti++)
+		for (int th = 0; th < 2; th++)
+		{
+			PbPipeConfig c;
+
+			pb_test_context("per_tile %u, %d threads", tiles[ti], threads[th]);
+			PbPipeConfigDefaults(&c, threads[th]);
+			c.agg_pairs = 64;	/* a small buffer: congestion happens */
+			CHECK(RunPipeline(&s, &c, tiles[ti], &got, &st));
+			CheckSame(&want, &got);
+			CHECK(st.filter_cpu.pairs == (uint64_t) want.acc.pairs);
+		}
+	FreeSets(&s);
+}
+
+/* A device (the CPU test double), migration forced either way, or off. */
+void
+test_pipeline_device_migration(void)
+{
+	Rng			r = {99};
+	Sets		s;
+	Outcome		want,
+				got;
+	PbPipeStats st;
+	FakeDevice	fd;
+	PbPipeDevice dev = FakeOps(&fd);
+	PbPipeConfig c;
+
+	MakeSets(&s, &r, 400, 300, 1);
+	BruteForce(&s, &want);
+
+	/* device slowed: filter threads find its buffer full and compute on the CPU */
+	PbPipeConfigDefaults(&c, 3);
+	c.device = &dev;
+	c.agg_pairs = 32;
+	c.batch_pairs = 32;
+	c.slow_agg_us = 3000;
+	pb_test_context("device congested");
+	CHECK(RunPipeline(&s, &c, 20, &got, &st));
+	CheckSame(&want, &got);
+	CHECK(st.aggregate_cpu.migrated > 0);
+	CHECK(st.aggregate_device.tasks > 0);
+	CHECK(st.device_error[0] == 0);
+
+	/* filter slowed: the idle device takes filter work */
+	c.slow_agg_us = 0;
+	c.slow_filter_us = 3000;
+	c.agg_pairs = 1u << 20;
+	c.batch_pairs = 64;
+	pb_test_context("device idle");
+	CHECK(RunPipeline(&s, &c, 20, &got, &st));
+	CheckSame(&want, &got);
+	CHECK(st.filter_device.migrated > 0);
+	CHECK(st.filter_device.pairs > 0);
+	CHECK(st.aggregate_cpu.migrated == 0);
+
+	/* migration off: nothing moves, even slowed down */
+	c.migration = 0;
+	c.slow_agg_us = 1000;
+	c.agg_pairs = 32;
+	pb_test_context("migration off");
+	CHECK(RunPipeline(&s, &c, 20, &got, &st));
+	CheckSame(&want, &got);
+	CHECK(st.filter_device.tasks == 0);
+	CHECK(st.aggregate_cpu.tasks == 0);
+	FakeFree(&fd);
+
+	/* the device fails on its second batch: its work is redone on the CPU */
+	dev = FakeOps(&fd);
+	fd.fail_at = 2;
+	PbPipeConfigDefaults(&c, 2);
+	c.device = &dev;
+	c.batch_pairs = 16;
+	pb_test_context("device fails");
+	CHECK(RunPipeline(&s, &c, 20, &got, &st));
+	CheckSame(&want, &got);
+	CHECK(strstr(st.device_error, "injected device failure") != NULL);
+	CHECK(st.aggregate_cpu.tasks > 0);
+	FakeFree(&fd);
+	FreeSets(&s);
+}
+
+/*
+ * Tiles given by the caller, one seen twice (a reopened tile: the second
+ * task holds all its shapes and skips the pairs of the first): the same
+ * totals as one task with everything.
+ */
+void
+test_pipeline_reopened_tile(void)
+{
+	Rng			r = {7};
+	Sets		s;
+	Outcome		want;
+	PbCompareAcc got;
+	PbPipeConfig c;
+	PbPipeline *p;
+	uint32_t   *ids,
+				na = 0,
+				nb = 0,
+				half_a,
+				half_b;
+	PbTask		t1,
+				t2;
+	PbCompareResult w,
+				g;
+
+	MakeSets(&s, &r, 200, 150, 1);
+	BruteForce(&s, &want);
+	ids = malloc(sizeof(uint32_t) * s.n);
+	/* set a first, each set in shape order */
+	for (uint32_t i = 0; i < s.n; i++)
+		if (s.in_a[i])
+			ids[na++] = i;
+	for (uint32_t i = 0; i < s.n; i++)
+		if (!s.in_a[i])
+			ids[na + nb++] = i;
+	half_a = na / 2;
+	half_b = nb / 3;
+	/* t1: the first halves; t2: everything, old = t1's */
+	memset(&t1, 0, sizeof(t1));
+	memset(&t2, 0, sizeof(t2));
+	t1.src = t2.src = &s.b;
+	t1.ref = t2.ref = (PbBox) {-INFINITY, -INFINITY, INFINITY, INFINITY};
+	t2.src_ids = ids;
+	t2.na = na;
+	t2.nb = nb;
+	t2.old_a = half_a;
+	t2.old_b = half_b;
+	t1.src_ids = malloc(sizeof(uint32_t) * (half_a + half_b));
+	memcpy((uint32_t *) t1.src_ids, ids, sizeof(uint32_t) * half_a);
+	memcpy((uint32_t *) t1.src_ids + half_a, ids + na, sizeof(uint32_t) * half_b);
+	t1.na = half_a;
+	t1.nb = half_b;
+	PbPipeConfigDefaults(&c, 2);
+	p = PbPipeStart(&c);
+	CHECK(p != NULL);
+	CHECK(PbPipeFeed(p, &t1, NULL, NULL));
+	CHECK(PbPipeFeed(p, &t2, NULL, NULL));
+	CHECK(PbPipeFinish(p, NULL, NULL));
+	PbPipeTotals(p, &got);
+	PbCompareResultOf(&want.acc, &w);
+	PbCompareResultOf(&got, &g);
+	CHECK_INT(g.pairs, w.pairs);
+	CHECK_DBL_EQ(g.jaccard_mean, w.jaccard_mean);
+	CHECK_DBL_EQ(g.intersection_area, w.intersection_area);
+	PbPipeDestroy(p);
+	free((uint32_t *) t1.src_ids);
+	free(ids);
+	FreeSets(&s);
+}
+
+/* should_stop that says stop on its third call. */
+static int
+StopSoon(void *ctx)
+{
+	return ++*(int *) ctx >= 3;
+}
+
+/* A stop request ends a slow run promptly; destroy then frees everything. */
+void
+test_pipeline_stop(void)
+{
+	Rng			r = {5};
+	Sets		s;
+	PbTiling	tl;
+	PbPipeConfig c;
+	PbPipeline *p;
+	int			calls = 0,
+				fed = 1;
+
+	MakeSets(&s, &r, 300, 300, 0);
+	PbTileGrid(&tl, &s.b, s.in_a, 5, &PbMallocAllocator);
+	CHECK(tl.ntasks > 20);
+	PbPipeConfigDefaults(&c, 2);
+	c.slow_filter_us = 20000;	/* 20 ms a task: far longer than the stop takes */
+	c.input_tasks = 4;
+	p = PbPipeStart(&c);
+	for (uint32_t k = 0; k < tl.ntasks && fed; k++)
+		fed = PbPipeFeed(p, &tl.tasks[k], StopSoon, &calls);
+	CHECK(!fed || !PbPipeFinish(p, StopSoon, &calls));
+	CHECK(calls >= 3);
+	PbPipeDestroy(p);
+	PbTilingFree(&tl, &PbMallocAllocator);
+	FreeSets(&s);
+}
+
+/* The grid: every shape in the cells its box meets, windows partition the plane. */
+void
+test_pipeline_tiling(void)
+{
+	Rng			r = {11};
+	Sets		s;
+	PbTiling	tl;
+	uint64_t	placed = 0;
+
+	MakeSets(&s, &r, 300, 500, 1);
+	PbTileGrid(&tl, &s.b, s.in_a, 30, &PbMallocAllocator);
+	CHECK(tl.nx * tl.ny >= 15);
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+	{
+		const PbTask *t = &tl.tasks[k];
+
+		CHECK(t->na > 0 && t->nb > 0);
+		for (uint32_t i = 0; i < t->na + t->nb; i++)
+		{
+			PbBox		f = PbBoxAsPostgisFloat(s.b.shapes[t->src_ids[i]].box);
+
+			CHECK((i < t->na) == (s.in_a[t->src_ids[i]] != 0));
+			CHECK(f.xmin < t->ref.xmax && f.xmax >= t->ref.xmin &&
+				  f.ymin < t->ref.ymax && f.ymax >= t->ref.ymin);
+			CHECK(!t->all_int || s.b.shapes[t->src_ids[i]].kind == PB_SHAPE_INT);
+		}
+		placed += t->na + t->nb;
+	}
+	CHECK(placed > 0);
+	PbTilingFree(&tl, &PbMallocAllocator);
+
+	/* one set empty: no task */
+	memset(s.in_a, 1, s.n);
+	PbTileGrid(&tl, &s.b, s.in_a, 30, &PbMallocAllocator);
+	CHECK_INT(tl.ntasks, 0);
+	PbTilingFree(&tl, &PbMallocAllocator);
+	FreeSets(&s);
+}

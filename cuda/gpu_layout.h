@@ -1,13 +1,15 @@
 /*
- * gpu_layout.h: the batch as the kernel sees it, shared by the runtime
- * (which packs it) and the kernel (which reads it).  CUDA-only header.
+ * gpu_layout.h: a submission as the kernels see it, shared by the runtime
+ * (which packs it) and the kernels (which read it).  CUDA-only header.
  */
 #ifndef PB_GPU_LAYOUT_H
 #define PB_GPU_LAYOUT_H
 
 #include <stdint.h>
 
-/* One integer shape: its box and its rings. */
+#include "pb_gpu.h"
+
+/* One integer shape: its box and its rings (nrings == 0: not PB_SHAPE_INT). */
 struct GShape
 {
 	int32_t		xmin,
@@ -18,19 +20,43 @@ struct GShape
 				nrings;
 };
 
-/* Pointers into one packed batch on the device. */
+/* One filter part: shapes [base, base + split) against [base + split, base + nshapes). */
+struct GFilterPart
+{
+	uint32_t	part;			/* index of the part in the submission */
+	uint32_t	base;			/* its first shape in the packed shapes */
+	uint32_t	split,
+				nshapes;
+	PbBox		ref;			/* window of the reference point */
+};
+
+/*
+ * Pointers into one packed submission on the device.  The PixelBox kernel
+ * computes the host pairs (areas into out), then the first
+ * min(*nfound, found_cap) pairs the filter kernel found (areas into found).
+ */
 struct GBatch
 {
 	const GShape *shapes;
 	const uint2 *rings;			/* (start, npoints) into pts */
 	const int2 *pts;
-	const uint2 *pairs;			/* (shape a, shape b) */
-	uint32_t	npairs;
-	long long  *out;			/* intersection area per pair */
+	const uint2 *pairs;			/* host pairs: (shape a, shape b) */
+	uint32_t	nhost;
+	long long  *out;			/* intersection area per host pair */
+	const uint32_t *part_base;	/* first packed shape of each part */
+	const GFilterPart *fparts;
+	uint32_t	nfparts;
+	uint32_t	filter_rows;	/* largest set of a filter part */
+	PbGpuFound *found;			/* filter output, part-local shape indices */
+	unsigned long long found_cap;
+	unsigned long long *nfound; /* pairs found, also those beyond found_cap */
 };
 
 /* Launch the PixelBox kernel (pixel_only: the PixelOnly variant). */
 cudaError_t PbLaunchPixelBox(const GBatch &batch, int pixel_only, int sm_count,
 							 cudaStream_t stream);
+
+/* Launch the MBR filter kernel over the filter parts (none: nothing). */
+cudaError_t PbLaunchFilter(const GBatch &batch, int sm_count, cudaStream_t stream);
 
 #endif							/* PB_GPU_LAYOUT_H */

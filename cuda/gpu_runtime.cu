@@ -1,7 +1,12 @@
 /*
  * gpu_runtime.cu: device handle, buffers and the asynchronous path of a
- * batch: pack into pinned memory, copy in, run the kernel, copy results
- * out, all on one stream; the caller polls an event.
+ * submission: pack its parts into pinned memory, copy in, run the filter
+ * and PixelBox kernels, copy results out, all on one stream; the caller
+ * polls.  PbGpuPoll finishes a submission in up to three steps, none of
+ * which blocks: when the kernels are done it reads how many pairs the
+ * device filter found; if they overflowed the room given, it re-runs the
+ * submission with room for all of them; otherwise it fetches exactly the
+ * found pairs and, once they are in, reports the end.
  *
  * The CUDA runtime is linked statically (see the Makefile): on a machine
  * without a driver the first call fails cleanly and we report why.
@@ -14,6 +19,42 @@
 #include "gpu_layout.h"
 #include "pb_gpu.h"
 
+/*
+ * What the parts of a submission hold, and where each section of their
+ * packed form starts: shapes, rings, int points, the first shape of each
+ * part, the filter parts, the found-pair counter, the host pairs (copied
+ * in up to here), then the found pairs and the host pairs' areas.
+ */
+struct Packing
+{
+	size_t		nshapes,
+				nrings,
+				npts,
+				nparts,
+				nhost,
+				nfparts,
+				filter_rows,
+				found_cap;
+	size_t		off_rings,
+				off_pts,
+				off_base,
+				off_fparts,
+				off_count,
+				off_pairs,
+				in_bytes,
+				off_found,
+				off_out,
+				total;
+};
+
+/* Where a submission is: nothing in flight, kernels running, found pairs coming back. */
+typedef enum GpuState
+{
+	GPU_IDLE = 0,
+	GPU_RUNNING,
+	GPU_FETCHING
+} GpuState;
+
 struct PbGpu
 {
 	int			sm_count;
@@ -22,14 +63,18 @@ struct PbGpu
 	cudaStream_t stream;
 	cudaEvent_t start,
 				stop;
-	void	   *d_buf;			/* packed batch + results, on the device */
+	void	   *d_buf;			/* packed submission + results, on the device */
 	size_t		d_cap;
-	void	   *h_in;			/* packed batch, pinned */
+	void	   *h_in;			/* packed submission, pinned */
 	size_t		h_in_cap;
-	int64_t    *h_out;			/* results, pinned */
+	int64_t    *h_out;			/* host pairs' areas, then the found count; pinned */
 	size_t		h_out_cap;
-	uint32_t	npairs;			/* of the submission in flight or done */
-	int			in_flight;
+	PbGpuFound *h_found;		/* found pairs with their areas, pinned */
+	size_t		h_found_cap;
+	Packing		pk;				/* of the submission in flight or done */
+	int			pixel_only;
+	GpuState	state;
+	uint32_t	nfound;			/* pairs found, once fetched */
 	float		kernel_ms;
 };
 
@@ -100,10 +145,10 @@ PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
 static void
 Drain(PbGpu *g)
 {
-	if (g->in_flight)
+	if (g->state != GPU_IDLE)
 	{
 		cudaStreamSynchronize(g->stream);
-		g->in_flight = 0;
+		g->state = GPU_IDLE;
 	}
 }
 
@@ -116,6 +161,7 @@ PbGpuClose(PbGpu *g)
 	cudaFree(g->d_buf);
 	cudaFreeHost(g->h_in);
 	cudaFreeHost(g->h_out);
+	cudaFreeHost(g->h_found);
 	cudaEventDestroy(g->start);
 	cudaEventDestroy(g->stop);
 	cudaStreamDestroy(g->stream);
@@ -139,66 +185,184 @@ GrowHost(void **buf, size_t *cap, size_t size)
 	return cudaSuccess;
 }
 
-/* Where each section of a packed batch starts, and its total size. */
-struct Packing
+/*
+ * Whether part is a filter part with shapes in both sets (the others find
+ * nothing and are not given to the filter kernel); its set sizes if so.
+ */
+static int
+FilterSets(const PbGpuPart *part, size_t *na, size_t *nb)
 {
-	size_t		off_rings,
-				off_pts,
-				off_pairs,
-				in_bytes,
-				total;
-};
+	size_t		n = part->batch->nshapes;
 
-/* Lay out n pairs of batch b: shapes, rings, int points, pairs; then results. */
+	*na = part->split < n ? part->split : n;
+	*nb = n - *na;
+	return part->filter && *na > 0 && *nb > 0;
+}
+
+/* Place the sections of p from its counts (again when found_cap changes). */
+static void
+Layout(Packing *p)
+{
+	p->off_rings = Align(p->nshapes * sizeof(GShape));
+	p->off_pts = p->off_rings + Align(p->nrings * sizeof(uint2));
+	p->off_base = p->off_pts + Align(p->npts * sizeof(int2));
+	p->off_fparts = p->off_base + Align(p->nparts * sizeof(uint32_t));
+	p->off_count = p->off_fparts + Align(p->nfparts * sizeof(GFilterPart));
+	p->off_pairs = p->off_count + Align(sizeof(unsigned long long));
+	p->in_bytes = p->off_pairs + p->nhost * sizeof(uint2);
+	p->off_found = Align(p->in_bytes);
+	p->off_out = p->off_found + Align(p->found_cap * sizeof(PbGpuFound));
+	p->total = p->off_out + p->nhost * sizeof(long long);
+}
+
+/*
+ * Count what the parts hold and lay them out.  A filter part gets room
+ * for 8 found pairs per shape, plus 64 (never more than all its pairs):
+ * tiles of nuclei meet few neighbours, and an overflow only costs a re-run.
+ */
 static Packing
-PackingOf(const PbBatch *b, uint32_t n)
+PackingOf(const PbGpuPart *parts, uint32_t nparts)
 {
 	Packing		p;
 
-	p.off_rings = Align((size_t) b->nshapes * sizeof(GShape));
-	p.off_pts = p.off_rings + Align((size_t) b->nrings * sizeof(uint2));
-	p.off_pairs = p.off_pts + Align((size_t) b->nipts * sizeof(int2));
-	p.in_bytes = p.off_pairs + Align((size_t) n * sizeof(uint2));
-	p.total = p.in_bytes + (size_t) n * sizeof(long long);
+	memset(&p, 0, sizeof(p));
+	p.nparts = nparts;
+	for (uint32_t i = 0; i < nparts; i++)
+	{
+		const PbBatch *b = parts[i].batch;
+		size_t		na,
+					nb;
+
+		p.nshapes += b->nshapes;
+		p.nrings += b->nrings;
+		p.npts += b->nipts;
+		if (FilterSets(&parts[i], &na, &nb))
+		{
+			size_t		room = 8 * (na + nb) + 64;
+
+			p.nfparts++;
+			if (na > p.filter_rows)
+				p.filter_rows = na;
+			if (nb > p.filter_rows)
+				p.filter_rows = nb;
+			p.found_cap += room < na * nb ? room : na * nb;
+		}
+		else if (!parts[i].filter)
+			p.nhost += parts[i].npairs;
+	}
+	Layout(&p);
 	return p;
 }
 
+/*
+ * Pack the parts into h as pk lays them out, one pass per part: shapes,
+ * rings (their first ring and first point shifted by what earlier parts
+ * hold), int points, the part's first shape, its filter part or its host
+ * pairs (shifted to packed shape indices); and the found count, 0.  Shapes
+ * other than PB_SHAPE_INT get nrings 0, which the kernels take as empty.
+ */
+static void
+Pack(char *h, const Packing *pk, const PbGpuPart *parts, uint32_t nparts)
+{
+	GShape	   *shapes = (GShape *) h;
+	uint2	   *rings = (uint2 *) (h + pk->off_rings);
+	int2	   *pts = (int2 *) (h + pk->off_pts);
+	uint32_t   *base = (uint32_t *) (h + pk->off_base);
+	GFilterPart *fparts = (GFilterPart *) (h + pk->off_fparts);
+	uint2	   *pairs = (uint2 *) (h + pk->off_pairs);
+	uint32_t	s0 = 0,
+				r0 = 0,
+				i0 = 0;
+
+	*(unsigned long long *) (h + pk->off_count) = 0;
+	for (uint32_t p = 0; p < nparts; p++)
+	{
+		const PbGpuPart *part = &parts[p];
+		const PbBatch *b = part->batch;
+		size_t		na,
+					nb;
+
+		base[p] = s0;
+		for (uint32_t i = 0; i < b->nshapes; i++)
+		{
+			const PbShape *s = &b->shapes[i];
+			int			ok = s->kind == PB_SHAPE_INT;
+			GShape	   *d = &shapes[s0 + i];
+
+			d->xmin = ok ? (int32_t) s->box.xmin : 0;
+			d->ymin = ok ? (int32_t) s->box.ymin : 0;
+			d->xmax = ok ? (int32_t) s->box.xmax : 0;
+			d->ymax = ok ? (int32_t) s->box.ymax : 0;
+			d->ring_first = s->ring_first + r0;
+			d->nrings = ok ? s->nrings : 0;
+		}
+		for (uint32_t r = 0; r < b->nrings; r++)
+			rings[r0 + r] = make_uint2(b->rings[r].start + i0, b->rings[r].npoints);
+		memcpy(pts + i0, b->ipts, (size_t) b->nipts * sizeof(int2));
+		if (FilterSets(part, &na, &nb))
+			*fparts++ = GFilterPart{p, s0, (uint32_t) na, b->nshapes, part->ref};
+		else if (!part->filter)
+			for (uint32_t k = 0; k < part->npairs; k++)
+			{
+				PbPair		pr = part->pairs[part->pair_idx ? part->pair_idx[k] : k];
+
+				*pairs++ = make_uint2(pr.a + s0, pr.b + s0);
+			}
+		s0 += b->nshapes;
+		r0 += b->nrings;
+		i0 += b->nipts;
+	}
+}
+
+/* The one part of a PbGpuSubmit: pairs pair_idx[0..n) of batch b. */
+static PbGpuPart
+OnePart(const PbBatch *b, const uint32_t *pair_idx, uint32_t n)
+{
+	PbGpuPart	part;
+
+	memset(&part, 0, sizeof(part));
+	part.batch = b;
+	part.pairs = b->pairs;
+	part.pair_idx = pair_idx;
+	part.npairs = n;
+	return part;
+}
+
+/* The device bytes of the parts' packed form and results (see Packing). */
+extern "C" size_t
+PbGpuPartsBytes(const PbGpuPart *parts, uint32_t nparts)
+{
+	return PackingOf(parts, nparts).total;
+}
+
+/* PbGpuPartsBytes of the one part PbGpuSubmit would send. */
 extern "C" size_t
 PbGpuPackedBytes(const PbBatch *b, uint32_t n)
 {
-	return PackingOf(b, n).total;
+	PbGpuPart	part = OnePart(b, NULL, n);
+
+	return PbGpuPartsBytes(&part, 1);
 }
 
-extern "C" int
-PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
-			PbGpuKernel kernel, char *err, size_t err_len)
+/*
+ * Run the submission packed in g->h_in as g->pk lays it out (within the
+ * budget: the callers checked): copy it in, filter, compute every area,
+ * copy back the host pairs' areas and the found count.  Used to start a
+ * submission and to re-run it with more room after the filter overflowed.
+ */
+static int
+Launch(PbGpu *g, char *err, size_t err_len)
 {
-	Packing		pk = PackingOf(b, n);
-	size_t		off_rings = pk.off_rings,
-				off_pts = pk.off_pts,
-				off_pairs = pk.off_pairs,
-				in_bytes = pk.in_bytes,
-				total = pk.total;
-	char	   *h;
-	GShape	   *shapes;
-	uint2	   *pairs;
+	const Packing *pk = &g->pk;
+	char	   *d;
 	GBatch		gb;
 	cudaError_t e;
 
-	Drain(g);
-	if (total > g->budget)
-	{
-		snprintf(err, err_len, "batch needs %zu bytes of device memory, more than the budget (%zu)",
-				 total, g->budget);
-		return -1;
-	}
-	if ((e = GrowHost(&g->h_in, &g->h_in_cap, in_bytes)) != cudaSuccess)
+	if ((e = GrowHost((void **) &g->h_out, &g->h_out_cap, (pk->nhost + 1) * sizeof(int64_t))) != cudaSuccess)
 		return Fail(err, err_len, "pinned host allocation failed", e);
-	if ((e = GrowHost((void **) &g->h_out, &g->h_out_cap, (size_t) n * sizeof(int64_t) + 8)) != cudaSuccess)
-		return Fail(err, err_len, "pinned host allocation failed", e);
-	if (total > g->d_cap)
+	if (pk->total > g->d_cap)
 	{
-		size_t		want = total + total / 2 < g->budget ? total + total / 2 : g->budget;
+		size_t		want = pk->total + pk->total / 2 < g->budget ? pk->total + pk->total / 2 : g->budget;
 
 		cudaFree(g->d_buf);
 		g->d_buf = NULL;
@@ -210,68 +374,145 @@ PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 		}
 		g->d_cap = want;
 	}
-	/* pack: shapes (int boxes), rings, int points, pairs */
-	h = (char *) g->h_in;
-	shapes = (GShape *) h;
-	for (uint32_t i = 0; i < b->nshapes; i++)
-	{
-		const PbShape *s = &b->shapes[i];
-		int			ok = s->kind == PB_SHAPE_INT;
-
-		shapes[i].xmin = ok ? (int32_t) s->box.xmin : 0;
-		shapes[i].ymin = ok ? (int32_t) s->box.ymin : 0;
-		shapes[i].xmax = ok ? (int32_t) s->box.xmax : 0;
-		shapes[i].ymax = ok ? (int32_t) s->box.ymax : 0;
-		shapes[i].ring_first = s->ring_first;
-		shapes[i].nrings = ok ? s->nrings : 0;
-	}
-	memcpy(h + off_rings, b->rings, (size_t) b->nrings * sizeof(uint2));
-	memcpy(h + off_pts, b->ipts, (size_t) b->nipts * sizeof(int2));
-	pairs = (uint2 *) (h + off_pairs);
-	for (uint32_t k = 0; k < n; k++)
-	{
-		pairs[k].x = b->pairs[pair_idx[k]].a;
-		pairs[k].y = b->pairs[pair_idx[k]].b;
-	}
-	gb.shapes = (const GShape *) g->d_buf;
-	gb.rings = (const uint2 *) ((char *) g->d_buf + off_rings);
-	gb.pts = (const int2 *) ((char *) g->d_buf + off_pts);
-	gb.pairs = (const uint2 *) ((char *) g->d_buf + off_pairs);
-	gb.npairs = n;
-	gb.out = (long long *) ((char *) g->d_buf + in_bytes);
-	if ((e = cudaMemcpyAsync(g->d_buf, g->h_in, in_bytes, cudaMemcpyHostToDevice, g->stream)) != cudaSuccess ||
+	d = (char *) g->d_buf;
+	gb.shapes = (const GShape *) d;
+	gb.rings = (const uint2 *) (d + pk->off_rings);
+	gb.pts = (const int2 *) (d + pk->off_pts);
+	gb.pairs = (const uint2 *) (d + pk->off_pairs);
+	gb.nhost = (uint32_t) pk->nhost;
+	gb.out = (long long *) (d + pk->off_out);
+	gb.part_base = (const uint32_t *) (d + pk->off_base);
+	gb.fparts = (const GFilterPart *) (d + pk->off_fparts);
+	gb.nfparts = (uint32_t) pk->nfparts;
+	gb.filter_rows = (uint32_t) pk->filter_rows;
+	gb.found = (PbGpuFound *) (d + pk->off_found);
+	gb.found_cap = pk->found_cap;
+	gb.nfound = (unsigned long long *) (d + pk->off_count);
+	if ((e = cudaMemcpyAsync(d, g->h_in, pk->in_bytes, cudaMemcpyHostToDevice, g->stream)) != cudaSuccess ||
 		(e = cudaEventRecord(g->start, g->stream)) != cudaSuccess ||
-		(e = PbLaunchPixelBox(gb, kernel == PB_GPU_PIXEL_ONLY, g->sm_count, g->stream)) != cudaSuccess ||
+		(e = PbLaunchFilter(gb, g->sm_count, g->stream)) != cudaSuccess ||
+		(e = PbLaunchPixelBox(gb, g->pixel_only, g->sm_count, g->stream)) != cudaSuccess ||
 		(e = cudaEventRecord(g->stop, g->stream)) != cudaSuccess ||
-		(e = cudaMemcpyAsync(g->h_out, gb.out, (size_t) n * sizeof(long long), cudaMemcpyDeviceToHost, g->stream)) != cudaSuccess)
+		(e = cudaMemcpyAsync(g->h_out, gb.out, pk->nhost * sizeof(long long), cudaMemcpyDeviceToHost, g->stream)) != cudaSuccess ||
+		(e = cudaMemcpyAsync(g->h_out + pk->nhost, gb.nfound, sizeof(unsigned long long), cudaMemcpyDeviceToHost, g->stream)) != cudaSuccess)
+	{
+		/* what was queued may still read h_in, which the next submission rewrites */
+		cudaStreamSynchronize(g->stream);
 		return Fail(err, err_len, "kernel launch failed", e);
-	g->npairs = n;
-	g->in_flight = 1;
+	}
+	g->state = GPU_RUNNING;
 	return 0;
 }
 
+/* Check the parts fit, pack them into pinned memory and start them. */
 extern "C" int
-PbGpuPoll(PbGpu *g, char *err, size_t err_len)
+PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+				 PbGpuKernel kernel, char *err, size_t err_len)
+{
+	Packing		pk = PackingOf(parts, nparts);
+	cudaError_t e;
+
+	Drain(g);
+	if (pk.nshapes > UINT32_MAX || pk.nrings > UINT32_MAX || pk.npts > UINT32_MAX ||
+		pk.nhost + pk.found_cap > UINT32_MAX)
+	{
+		snprintf(err, err_len, "submission has more shapes, rings, points or pairs than a GPU batch can index");
+		return -1;
+	}
+	if (pk.total > g->budget)
+	{
+		snprintf(err, err_len, "batch needs %zu bytes of device memory, more than the budget (%zu)",
+				 pk.total, g->budget);
+		return -1;
+	}
+	if ((e = GrowHost(&g->h_in, &g->h_in_cap, pk.in_bytes)) != cudaSuccess)
+		return Fail(err, err_len, "pinned host allocation failed", e);
+	Pack((char *) g->h_in, &pk, parts, nparts);
+	g->pk = pk;
+	g->pixel_only = kernel == PB_GPU_PIXEL_ONLY;
+	g->nfound = 0;
+	return Launch(g, err, err_len);
+}
+
+/* The older one-batch entry point: a submission of one part. */
+extern "C" int
+PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
+			PbGpuKernel kernel, char *err, size_t err_len)
+{
+	PbGpuPart	part = OnePart(b, pair_idx, n);
+
+	return PbGpuSubmitParts(g, &part, 1, kernel, err, err_len);
+}
+
+/*
+ * The kernels are done and the filter found found pairs: re-run with room
+ * for all of them when they overflowed (the count is exact, so once is
+ * enough), else start fetching them.  0 (still running), 1 (done), -1.
+ */
+static int
+KernelsDone(PbGpu *g, unsigned long long found, char *err, size_t err_len)
 {
 	cudaError_t e;
 
-	if (!g->in_flight)
+	if (found > g->pk.found_cap)
+	{
+		g->pk.found_cap = found;
+		Layout(&g->pk);
+		if (g->pk.nhost + found > UINT32_MAX || g->pk.total > g->budget)
+		{
+			snprintf(err, err_len, "the GPU MBR filter found %llu pairs; with them the batch needs %zu bytes of device memory, more than the budget (%zu)",
+					 found, g->pk.total, g->budget);
+			return -1;
+		}
+		return Launch(g, err, err_len);
+	}
+	g->nfound = (uint32_t) found;
+	if (found == 0)
+		return 1;
+	if ((e = GrowHost((void **) &g->h_found, &g->h_found_cap, found * sizeof(PbGpuFound))) != cudaSuccess)
+		return Fail(err, err_len, "pinned host allocation failed", e);
+	if ((e = cudaMemcpyAsync(g->h_found, (char *) g->d_buf + g->pk.off_found, found * sizeof(PbGpuFound),
+							 cudaMemcpyDeviceToHost, g->stream)) != cudaSuccess)
+		return Fail(err, err_len, "copy of the found pairs failed", e);
+	g->state = GPU_FETCHING;
+	return 0;
+}
+
+/* Advance the submission when the stream is idle (see the file header). */
+extern "C" int
+PbGpuPoll(PbGpu *g, char *err, size_t err_len)
+{
+	GpuState	was = g->state;
+	cudaError_t e;
+
+	if (was == GPU_IDLE)
 		return 1;
 	e = cudaStreamQuery(g->stream);
 	if (e == cudaErrorNotReady)
 		return 0;
-	g->in_flight = 0;
+	g->state = GPU_IDLE;
 	if (e != cudaSuccess)
 		return Fail(err, err_len, "GPU computation failed", e);
+	if (was == GPU_FETCHING)
+		return 1;
 	if (cudaEventElapsedTime(&g->kernel_ms, g->start, g->stop) != cudaSuccess)
 		g->kernel_ms = 0;
-	return 1;
+	return KernelsDone(g, (unsigned long long) g->h_out[g->pk.nhost], err, err_len);
 }
 
+/* The host pairs' areas, copied back by Launch. */
 extern "C" const int64_t *
 PbGpuResults(const PbGpu *g)
 {
 	return g->h_out;
+}
+
+/* The found pairs, fetched by KernelsDone. */
+extern "C" uint32_t
+PbGpuFoundPairs(const PbGpu *g, const PbGpuFound **found)
+{
+	*found = g->h_found;
+	return g->nfound;
 }
 
 extern "C" double

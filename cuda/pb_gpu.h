@@ -5,9 +5,10 @@
  * otherwise (where every call reports that there is no GPU).
  *
  * A PbGpu is one backend's handle on one device: a stream, device buffers
- * within a memory budget, and pinned host buffers.  Work is submitted a
- * batch at a time and runs asynchronously; the caller polls for the end
- * (so it can answer query cancels) and then reads the results.  Nothing
+ * within a memory budget, and pinned host buffers.  Work is submitted one
+ * submission (parts of one or more batches) at a time and runs
+ * asynchronously; the caller polls for the end (so it can answer query
+ * cancels) and then reads the results.  Nothing
  * here may be called before fork: initialize lazily, in the backend.
  */
 #ifndef PB_GPU_H
@@ -49,11 +50,63 @@ PbGpu	   *PbGpuOpen(size_t memory_budget, char *err, size_t err_len);
 void		PbGpuClose(PbGpu *g);
 
 /*
- * Start computing the intersection pixel counts of the pairs pair_idx[0..n)
- * of batch b (all PB_SHAPE_INT on both sides).  The batch is copied, so
- * the caller may reuse it at once.  Work still in flight from an earlier
- * call is waited for first.  Returns 0, or -1 with a reason (out of
- * memory, launch failure, batch larger than the budget).
+ * One source of work in a submission: the shapes of one batch and what to
+ * compute on them.  Several parts (the tile tasks of a pipeline, say) go to
+ * the device together, so small tasks still fill it.
+ */
+typedef struct PbGpuPart
+{
+	const PbBatch *batch;		/* the part's shapes (only PB_SHAPE_INT ones are ever paired) */
+	const PbPair *pairs;		/* pairs to compute, indices into batch->shapes (filter == 0) */
+	const uint32_t *pair_idx;	/* if not NULL: compute pairs[pair_idx[k]], k < npairs */
+	uint32_t	npairs;
+
+	/*
+	 * filter != 0: ignore pairs; instead the device finds every pair (a, b)
+	 * with a < split <= b (shapes [0, split) are one set, [split, nshapes)
+	 * the other), both PB_SHAPE_INT, whose boxes rounded outward to float4
+	 * (as PostGIS stores them: xmin/ymin rounded down, xmax/ymax rounded up)
+	 * intersect as closed boxes, and whose reference point (max of the two
+	 * float xmins, max of the two float ymins) lies in the half-open window
+	 * ref: ref.xmin <= x < ref.xmax and ref.ymin <= y < ref.ymax (compared
+	 * in double), and computes their areas.
+	 */
+	int			filter;
+	uint32_t	split;
+	PbBox		ref;
+} PbGpuPart;
+
+/* One pair found by the device filter, with its area. */
+typedef struct PbGpuFound
+{
+	uint32_t	part;			/* index of the part in the submission */
+	uint32_t	a,
+				b;				/* shape indices in that part's batch */
+	int64_t		area;
+} PbGpuFound;
+
+/*
+ * Start the work of parts[0..nparts): the intersection areas of the host
+ * pairs of the non-filter parts, and the device filter and areas of the
+ * filter parts.  Host pairs must be PB_SHAPE_INT on both sides (any other
+ * shape counts as empty).  The parts are copied, so the caller may reuse
+ * them at once.  Work still in flight from an earlier call is waited for
+ * first.  Returns 0, or -1 with a reason (out of memory, launch failure,
+ * submission larger than the budget).
+ */
+int			PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+							 PbGpuKernel kernel, char *err, size_t err_len);
+
+/*
+ * Device bytes PbGpuSubmitParts needs for these parts (to check a budget),
+ * counting the initial room for the pairs the filter parts find.  When the
+ * filter finds more, PbGpuPoll grows that room within the budget.
+ */
+size_t		PbGpuPartsBytes(const PbGpuPart *parts, uint32_t nparts);
+
+/*
+ * Start computing the intersection areas of the pairs pair_idx[0..n) of
+ * batch b (all PB_SHAPE_INT on both sides): a submission of one part.
  */
 int			PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx,
 						uint32_t n, PbGpuKernel kernel, char *err,
@@ -62,13 +115,27 @@ int			PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx,
 /* Device bytes PbGpuSubmit needs for n pairs of batch b (to check a budget). */
 size_t		PbGpuPackedBytes(const PbBatch *b, uint32_t n);
 
-/* 1 when the submitted work is done, 0 while it runs, -1 with a reason. */
+/*
+ * 1 when the submitted work is done, 0 while it runs, -1 with a reason.
+ * When the device filter found more pairs than it had room for, the
+ * submission is re-run with more room (still 0 meanwhile), or fails when
+ * the budget cannot hold them: callers just keep polling.
+ */
 int			PbGpuPoll(PbGpu *g, char *err, size_t err_len);
 
-/* Intersection areas of the finished submission, in pair_idx order. */
+/*
+ * After PbGpuPoll returned 1: the intersection areas of the non-filter
+ * parts' pairs, concatenated in part order, then pair order.
+ */
 const int64_t *PbGpuResults(const PbGpu *g);
 
-/* Milliseconds the last finished kernel ran (for benchmarks). */
+/*
+ * After PbGpuPoll returned 1: the pairs the filter parts found (in no
+ * particular order) in *found, and their number.
+ */
+uint32_t	PbGpuFoundPairs(const PbGpu *g, const PbGpuFound **found);
+
+/* Milliseconds the kernels of the last finished submission ran (for benchmarks). */
 double		PbGpuKernelMs(const PbGpu *g);
 
 /* Device name and compute capability, for messages and benchmarks. */

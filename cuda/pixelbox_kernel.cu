@@ -277,7 +277,21 @@ BlockSum(long long v, long long *partial)
 	return v;
 }
 
-/* The kernel: one block per pair, grid-stride over the batch. */
+/* Packed shape indices of found pair k (the filter keeps them part-local). */
+__device__ static uint2
+FoundPair(const GBatch &b, uint32_t k)
+{
+	PbGpuFound	f = b.found[k];
+	uint32_t	base = b.part_base[f.part];
+
+	return make_uint2(base + f.a, base + f.b);
+}
+
+/*
+ * The kernel: one block per pair, grid-stride over the host pairs and then
+ * the pairs the filter kernel found (their number is read here, on the
+ * device, so the host never waits between the two kernels).
+ */
 __global__ void __launch_bounds__(PB_THREADS)
 PixelBoxKernel(GBatch b, int pixel_only)
 {
@@ -291,10 +305,15 @@ PixelBoxKernel(GBatch b, int pixel_only)
 				s_n[4];
 	__shared__ long long s_partial[PB_THREADS / 32];
 	BoxStack	st = {sx0, sy0, sx1, sy1, &s_top, &s_count};
+	unsigned long long nfound = *b.nfound;
+	uint32_t	npairs = b.nhost + (uint32_t) nfound;
 
-	for (uint32_t pi = blockIdx.x; pi < b.npairs; pi += gridDim.x)
+	/* the filter ran out of room: PbGpuPoll re-runs all with more */
+	if (nfound > b.found_cap)
+		return;
+	for (uint32_t pi = blockIdx.x; pi < npairs; pi += gridDim.x)
 	{
-		uint2		pr = b.pairs[pi];
+		uint2		pr = pi < b.nhost ? b.pairs[pi] : FoundPair(b, pi - b.nhost);
 		GShape		p = b.shapes[pr.x],
 					q = b.shapes[pr.y];
 		int			wx0 = max(p.xmin, q.xmin),
@@ -337,22 +356,31 @@ PixelBoxKernel(GBatch b, int pixel_only)
 		}
 		area = BlockSum(area, s_partial);
 		if (threadIdx.x == 0)
-			b.out[pi] = area;
+		{
+			if (pi < b.nhost)
+				b.out[pi] = area;
+			else
+				b.found[pi - b.nhost].area = area;
+		}
 		__syncthreads();		/* shared memory is reused by the next pair */
 	}
 }
 
-/* Launch the kernel on stream: a few blocks per multiprocessor, grid-stride. */
+/*
+ * Launch the kernel on stream: a few blocks per multiprocessor, grid-stride,
+ * no more blocks than the most pairs there can be.
+ */
 cudaError_t
 PbLaunchPixelBox(const GBatch &batch, int pixel_only, int sm_count,
 				 cudaStream_t stream)
 {
+	unsigned long long most = batch.nhost + batch.found_cap;
 	unsigned	grid = (unsigned) sm_count * 16;
 
-	if (batch.npairs == 0)
+	if (most == 0)
 		return cudaSuccess;
-	if (grid > batch.npairs)
-		grid = batch.npairs;
+	if (grid > most)
+		grid = (unsigned) most;
 	PixelBoxKernel<<<grid, PB_THREADS, 0, stream>>>(batch, pixel_only);
 	return cudaGetLastError();
 }

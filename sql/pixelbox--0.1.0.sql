@@ -152,7 +152,7 @@ CREATE FUNCTION pb_compare_sets_finalfn(internal) RETURNS pb_set_comparison
 	AS 'MODULE_PATHNAME', 'pb_compare_sets_finalfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION pb_compare_sets_finalfn(internal) IS
-	'Final function of pb_compare_sets: R-tree join of the two sets, areas, totals.';
+	'Final function of pb_compare_sets: the SCCG pipeline over grid tiles of the two sets (R-tree filter, exact areas on CPU threads and the GPU), totals.';
 
 CREATE AGGREGATE pb_compare_sets(geometry, boolean) (
 	SFUNC = pb_compare_sets_transfn,
@@ -165,7 +165,37 @@ CREATE AGGREGATE pb_compare_sets(geometry, boolean) (
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE pb_compare_sets(geometry, boolean) IS
-	'Cross-comparison of two polygon sets in one scan (second argument: true for set a, false for set b), without a join: packed Hilbert R-trees find the MBR pairs, then exact areas (GPU when available). Same numbers as the Fig. 1(b) query, plus missed polygons per set.';
+	'Cross-comparison of two polygon sets in one scan (second argument: true for set a, false for set b), without a join: the SCCG pipeline (grid tiles, packed Hilbert R-trees, exact areas on CPU threads and the GPU, task migration). Same numbers as the Fig. 1(b) query, plus missed polygons per set.';
+
+CREATE FUNCTION pb_compare_tiles_transfn(internal, geometry, boolean, bigint) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_compare_tiles_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_compare_tiles_transfn(internal, geometry, boolean, bigint) IS
+	'Transition function of pb_compare_sets with a tile key: decodes one polygon into its tile; a change of tile sends the finished tile to the pipeline.';
+
+CREATE FUNCTION pb_compare_tiles_finalfn(internal) RETURNS pb_set_comparison
+	AS 'MODULE_PATHNAME', 'pb_compare_tiles_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_compare_tiles_finalfn(internal) IS
+	'Final function of pb_compare_sets with a tile key: sends the last tile, waits for the pipeline, totals.';
+
+CREATE AGGREGATE pb_compare_sets(geometry, boolean, bigint) (
+	SFUNC = pb_compare_tiles_transfn,
+	STYPE = internal,
+	FINALFUNC = pb_compare_tiles_finalfn,
+	FINALFUNC_MODIFY = READ_WRITE,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE pb_compare_sets(geometry, boolean, bigint) IS
+	'pb_compare_sets with a tile key (third argument): only polygons of the same tile are compared (the Fig. 1(b) query with a.tile = b.tile); each tile goes to the pipeline as soon as the rows move on to another tile, so rows ordered by tile stream through it during the scan.';
+
+CREATE FUNCTION pb_pipeline_report(OUT stage text, OUT device text, OUT tasks bigint,
+								   OUT pairs bigint, OUT migrated bigint, OUT busy_s float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_pipeline_report'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_pipeline_report() IS
+	'The last pipeline run of this backend (pb_compare_sets, pb_compare_tables, pb_compare_files): per stage and device the tasks, the pairs found (filter) or computed (aggregate), the tasks moved there by migration, and busy seconds summed over threads; the total row gives the wall time.';
 
 CREATE FUNCTION pb_compare_tables(table_a regclass, column_a name, table_b regclass, column_b name)
 	RETURNS pb_set_comparison

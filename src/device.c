@@ -24,6 +24,7 @@
 #include "utils/builtins.h"
 
 #include "../cuda/pb_gpu.h"
+#include "core/pipeline.h"
 #include "pixelbox.h"
 
 static PbGpu *gpu;				/* this backend's handle, or NULL */
@@ -192,4 +193,128 @@ pb_device_info(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum(gpu_pairs);
 	values[3] = Int64GetDatum(fallbacks);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+/* The GPU behind a pipeline run, with pixelbox.gpu_fault's injections. */
+typedef struct PipeGpu
+{
+	PbGpu	   *gpu;			/* NULL when a fault is injected without a GPU */
+	int			fault;
+	bool		faking;			/* an injected "run" is in flight */
+} PipeGpu;
+
+static PipeGpu pipe_gpu;
+
+/* Device bytes a submission needs. */
+static size_t
+PipeBytes(void *ctx, const PbGpuPart *parts, uint32_t n)
+{
+	PipeGpu    *pg = (PipeGpu *) ctx;
+
+	return pg->gpu ? PbGpuPartsBytes(parts, n) : 0;
+}
+
+/* Start a submission (or fail as pixelbox.gpu_fault says). */
+static int
+PipeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_len)
+{
+	PipeGpu    *pg = (PipeGpu *) ctx;
+
+	if (pg->fault == PB_FAULT_SUBMIT)
+	{
+		snprintf(err, err_len, "injected failure (pixelbox.gpu_fault = submit)");
+		return -1;
+	}
+	if (pg->fault == PB_FAULT_RUN)
+	{
+		pg->faking = true;
+		return 0;
+	}
+	return PbGpuSubmitParts(pg->gpu, parts, n, PB_GPU_PIXELBOX, err, err_len);
+}
+
+/* Poll the submission (an injected run failure fails here). */
+static int
+PipePoll(void *ctx, char *err, size_t err_len)
+{
+	PipeGpu    *pg = (PipeGpu *) ctx;
+
+	if (pg->faking)
+	{
+		pg->faking = false;
+		snprintf(err, err_len, "injected failure (pixelbox.gpu_fault = run)");
+		return -1;
+	}
+	return PbGpuPoll(pg->gpu, err, err_len);
+}
+
+/* Areas of the submission's given pairs. */
+static const int64_t *
+PipeResults(void *ctx)
+{
+	return PbGpuResults(((PipeGpu *) ctx)->gpu);
+}
+
+/* Pairs the device's filter found. */
+static uint32_t
+PipeFound(void *ctx, const PbGpuFound **found)
+{
+	return PbGpuFoundPairs(((PipeGpu *) ctx)->gpu, found);
+}
+
+/*
+ * Give a pipeline run (owner) the GPU as its device, when one is wanted
+ * and no other state holds it; false: the run aggregates on the CPU.
+ * The pipeline's aggregator thread is then the only user of the handle
+ * until PbGpuPipeRelease.
+ */
+bool
+PbGpuPipeDevice(const void *owner, PbPipeDevice *dev, const char *caller)
+{
+	if (!PbGpuWanted(caller) || gpu_owner != NULL)
+		return false;
+	if (pb_gpu_fault == PB_FAULT_SUBMIT || pb_gpu_fault == PB_FAULT_RUN)
+		pipe_gpu.gpu = NULL;
+	else if (gpu == NULL)
+		return false;
+	else
+		pipe_gpu.gpu = gpu;
+	pipe_gpu.fault = pb_gpu_fault;
+	pipe_gpu.faking = false;
+	memset(dev, 0, sizeof(*dev));
+	dev->ctx = &pipe_gpu;
+	dev->name = "gpu";
+	dev->can_filter = 1;
+	dev->budget = (size_t) pb_gpu_memory_mb << 20;
+	dev->bytes = PipeBytes;
+	dev->submit = PipeSubmit;
+	dev->poll = PipePoll;
+	dev->results = PipeResults;
+	dev->found = PipeFound;
+	gpu_owner = owner;
+	return true;
+}
+
+/* The run is over (or failed): the GPU is free for others. */
+void
+PbGpuPipeRelease(const void *owner)
+{
+	if (gpu_owner == owner)
+		gpu_owner = NULL;
+}
+
+/*
+ * The pipeline dropped the GPU during a run (its work was redone on the
+ * CPU): one WARNING; a real device failure also closes the handle so the
+ * next use starts afresh.
+ */
+void
+PbGpuPipeFailed(const char *why, const char *caller)
+{
+	if (pb_gpu_fault == PB_FAULT_NONE && gpu != NULL)
+	{
+		PbGpuClose(gpu);
+		gpu = NULL;
+	}
+	WarnFallback(caller, why);
 }

@@ -280,5 +280,5 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	b.in_a = false;
 	ReadPaths(PG_GETARG_ARRAYTYPE_P(0), &a);
 	ReadPaths(PG_GETARG_ARRAYTYPE_P(1), &b);
-	return PbSetsResult(a.sets, fcinfo);
+	return PbSetsResult(a.sets, fcinfo, "pb_compare_files");
 }

@@ -38,6 +38,23 @@ PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 	return PbGpuProbe(err, err_len) - 1;
 }
 
+/* Unreachable without a handle; fail for safety. */
+int
+PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+				 PbGpuKernel kernel, char *err, size_t err_len)
+{
+	(void) g, (void) parts, (void) nparts, (void) kernel;
+	return PbGpuProbe(err, err_len) - 1;
+}
+
+/* Nothing is ever packed without CUDA. */
+size_t
+PbGpuPartsBytes(const PbGpuPart *parts, uint32_t nparts)
+{
+	(void) parts, (void) nparts;
+	return 0;
+}
+
 /* Nothing is ever packed without CUDA. */
 size_t
 PbGpuPackedBytes(const PbBatch *b, uint32_t n)
@@ -60,6 +77,15 @@ PbGpuResults(const PbGpu *g)
 {
 	(void) g;
 	return NULL;
+}
+
+/* Unreachable without a handle: nothing found. */
+uint32_t
+PbGpuFoundPairs(const PbGpu *g, const PbGpuFound **found)
+{
+	(void) g;
+	*found = NULL;
+	return 0;
 }
 
 /* Unreachable without a handle. */

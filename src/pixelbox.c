@@ -21,6 +21,17 @@ int			pb_gpu_memory_mb = 1024;
 int			pb_cpu_threads = 0;
 int			pb_gpu_fault = PB_FAULT_NONE;
 bool		pb_force_ewkb = false;
+bool		pb_migration = true;
+int			pb_pipeline_throttle = PB_THROTTLE_NONE;
+int			pb_tile_shapes = 2048;
+bool		pb_pipelined = true;
+
+static const struct config_enum_entry throttle_options[] = {
+	{"none", PB_THROTTLE_NONE, false},
+	{"filter", PB_THROTTLE_FILTER, false},
+	{"aggregate", PB_THROTTLE_AGGREGATE, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", PB_DEVICE_AUTO, false},
@@ -86,6 +97,26 @@ _PG_init(void)
 							 "Make the GPU path fail at a given step (testing the CPU fallback).",
 							 "none, open (initialization), submit (copy or launch), run (kernel). Works without a GPU.",
 							 &pb_gpu_fault, PB_FAULT_NONE, gpu_fault_options,
+							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pixelbox.migration",
+							 "Move work between the CPU threads and the GPU as the pipeline's buffers fill and drain.",
+							 "When the GPU is congested the smallest tasks run on idle CPU threads; when it is idle it takes filter work. Off: every stage stays where it is (for comparison).",
+							 &pb_migration, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pixelbox.pipelined",
+							 "Run the pipeline's stages concurrently.",
+							 "Off: every tile is filtered before any is aggregated, as the paper's NoPipe baselines (for comparison).",
+							 &pb_pipelined, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pixelbox.tile_shapes",
+							"Polygons per tile when the pipeline cuts two sets into tiles itself.",
+							"Tiles are the pipeline's tasks; a polygon crossing tile borders is counted once.",
+							&pb_tile_shapes, 2048, 1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("pixelbox.pipeline_throttle",
+							 "Slow one pipeline stage down (testing migration).",
+							 "none, filter (the CPU filter threads: the GPU takes filter work), aggregate (the aggregator: CPU threads take its tasks).",
+							 &pb_pipeline_throttle, PB_THROTTLE_NONE, throttle_options,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pixelbox");
 }

@@ -35,6 +35,14 @@ typedef enum PbGpuStart
 	PB_GPU_FAILED				/* failed (one WARNING given): use the CPU from now on */
 } PbGpuStart;
 
+/* pixelbox.pipeline_throttle: a stage slowed down to force migration */
+typedef enum PbThrottle
+{
+	PB_THROTTLE_NONE,
+	PB_THROTTLE_FILTER,
+	PB_THROTTLE_AGGREGATE
+} PbThrottle;
+
 /* GUC variables (pixelbox.c) */
 extern int	pb_device;
 extern int	pb_gpu_memory_mb;
@@ -43,6 +51,10 @@ extern int	pb_gpu_fault;
 extern int	pb_cpu_method;
 extern int	pb_batch_memory_kb;
 extern bool pb_force_ewkb;
+extern bool pb_migration;
+extern bool pb_pipelined;
+extern int	pb_pipeline_throttle;
+extern int	pb_tile_shapes;
 
 /* pg_alloc.c: a PbAllocator on palloc in a memory context */
 extern void PbPgAllocatorInit(PbAllocator *mem, MemoryContext cxt);
@@ -61,6 +73,22 @@ extern PbGpuStart PbGpuStartBatch(const void *owner, const PbBatch *b,
 								  const char *caller);
 extern const int64_t *PbGpuFinishBatch(const void *owner, const char *caller);
 
+/* device.c: the GPU as a pipeline run's device */
+struct PbPipeDevice;
+extern bool PbGpuPipeDevice(const void *owner, struct PbPipeDevice *dev, const char *caller);
+extern void PbGpuPipeRelease(const void *owner);
+extern void PbGpuPipeFailed(const char *why, const char *caller);
+
+/* pipeline_run.c: one pipeline run in this backend */
+typedef struct PbRun PbRun;
+struct PbTask;
+struct PbCompareAcc;
+extern PbRun *PbRunStart(MemoryContext cxt, const char *caller);
+extern void PbRunFeed(PbRun *r, struct PbTask *t);
+extern void PbRunAddTileTime(PbRun *r, double seconds);
+extern void PbRunFinish(PbRun *r, struct PbCompareAcc *acc);
+extern void PbRunEnd(PbRun *r);
+
 /* compare_agg.c: the pb_comparison columns of a result */
 struct PbCompareResult;
 extern void PbCompareResultDatums(const struct PbCompareResult *r, Datum *values, bool *nulls);
@@ -70,6 +98,8 @@ typedef struct SetsState SetsState;
 extern SetsState *PbSetsCreate(MemoryContext cxt);
 extern PbBatch *PbSetsBatch(SetsState *s);
 extern void PbSetsAdd(SetsState *s, uint32_t shape, bool in_a, const char *caller);
-extern Datum PbSetsResult(SetsState *s, FunctionCallInfo fcinfo);
+extern Datum PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller);
+extern Datum PbSetsResultDatum(FunctionCallInfo fcinfo, const struct PbCompareAcc *acc,
+							   const int64 *counts, const char *caller);
 
 #endif							/* PIXELBOX_H */

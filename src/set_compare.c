@@ -2,33 +2,28 @@
  * set_compare.c: pb_compare_sets(geom, in_a), the cross-comparison of two
  * polygon sets in one scan, without a PostgreSQL join.
  *
- * Rows are decoded into one batch, each shape tagged with its set.  At the
- * end a packed Hilbert R-tree is built per set over the boxes PostGIS's &&
- * would use (float4, rounded outward), the trees are joined to find the
- * MBR-intersecting pairs (exactly the pairs of the Fig. 1(b) query), and the
- * pairs are computed on the GPU when one is wanted and the batch fits its
- * budget, on the CPU otherwise.  Besides the pb_cross_compare figures it
- * counts, per set, the polygons that intersect nothing in the other set.
- *
- * This is the single-threaded form (the paper's NoPipe-S); combine,
- * serial and deserial let PostgreSQL's parallel workers decode the rows.
+ * Rows are decoded into one batch, each shape tagged with its set (combine,
+ * serial and deserial let PostgreSQL's parallel workers decode them).  At
+ * the end the sets are cut into grid tiles and the SCCG pipeline
+ * (pipeline_run.c) pairs every tile's polygons whose float4 boxes meet,
+ * exactly the pairs PostGIS's && gives the Fig. 1(b) query, and computes
+ * them on CPU threads and the GPU.  Besides the pb_cross_compare figures
+ * it counts, per set, the polygons that intersect nothing in the other.
  */
 #include "postgres.h"
 
-#include <unistd.h>
+#include <time.h>
 
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 
-#include "core/hilbert_rtree.h"
-#include "core/pair_threads.h"
-#include "../cuda/pb_gpu.h"
 #include "core/pb_accum.h"
+#include "core/pipeline.h"
+#include "core/tiling.h"
 #include "pixelbox.h"
 
 #define PB_SETS_FORMAT 1		/* version byte of serialized states */
-#define PB_RTREE_FANOUT 16
 
 /* Transition state of pb_compare_sets (and the sets of pb_compare_files). */
 struct SetsState
@@ -246,119 +241,67 @@ bad:
 	PG_RETURN_NULL();
 }
 
-/* Emit callback of the R-tree join: queue the pair in the batch. */
-static void
-AddPair(void *ctx, uint32 a, uint32 b)
+/* Seconds on a monotonic clock (the report's tiling time). */
+static double
+NowSeconds(void)
 {
-	PbBatchAddPair((PbBatch *) ctx, a, b);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /*
- * Find the MBR-intersecting (a, b) pairs: one packed Hilbert R-tree per
- * set, over the float boxes PostGIS's && compares, joined.
+ * Run the pipeline over the two sets cut into grid tiles: totals into acc,
+ * matched[i] set for every shape intersecting the other set.  Tasks and
+ * the run live in the state's context, whose reset stops the threads
+ * before any of that memory goes.
  */
 static void
-FindPairs(SetsState *s, int64 *polygons_a, int64 *polygons_b)
+RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 {
-	PbBatch    *b = &s->batch;
-	PbRTreeEntry *ea = palloc_extended(sizeof(PbRTreeEntry) * (b->nshapes + 1), MCXT_ALLOC_HUGE);
-	PbRTreeEntry *eb = palloc_extended(sizeof(PbRTreeEntry) * (b->nshapes + 1), MCXT_ALLOC_HUGE);
-	uint32		na = 0,
-				nb = 0;
-	PbRTree    *ta,
-			   *tb;
+	PbTiling	tl;
+	PbRun	   *run;
+	double		t0 = NowSeconds();
 
-	for (uint32 i = 0; i < b->nshapes; i++)
+	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem);
+	run = PbRunStart((MemoryContext) s->mem.ctx, caller);
+	PbRunAddTileTime(run, NowSeconds() - t0);
+	for (uint32 k = 0; k < tl.ntasks; k++)
+		PbRunFeed(run, &tl.tasks[k]);
+	PbRunFinish(run, acc);
+	for (uint32 k = 0; k < tl.ntasks; k++)
 	{
-		PbRTreeEntry *e;
+		const PbTask *t = &tl.tasks[k];
 
-		if (s->in_a[i])
-			(*polygons_a)++;
-		else
-			(*polygons_b)++;
-		if (b->shapes[i].kind == PB_SHAPE_EMPTY)
-			continue;			/* no polygonal part: no area, never paired */
-		e = s->in_a[i] ? &ea[na++] : &eb[nb++];
-		e->box = PbBoxAsPostgisFloat(b->shapes[i].box);
-		e->id = i;
+		for (uint32 i = 0; t->hit && i < t->na + t->nb; i++)
+			if (t->hit[i])
+				matched[t->src_ids[i]] = 1;
 	}
-	ta = PbRTreeBuild(&s->mem, ea, na, PB_RTREE_FANOUT);
-	tb = PbRTreeBuild(&s->mem, eb, nb, PB_RTREE_FANOUT);
-	b->npairs = 0;
-	PbRTreeJoin(ta, tb, AddPair, b);
-	PbRTreeFree(ta);
-	PbRTreeFree(tb);
-	pfree(ea);
-	pfree(eb);
-}
-
-/* Polled by the CPU threads' caller: has a cancel or timeout arrived? */
-static int
-InterruptArrived(void *ctx)
-{
-	return InterruptPending != 0;
+	PbRunEnd(run);
+	PbTilingFree(&tl, &s->mem);
 }
 
 /*
- * Areas of the pairs idx[0..n) (all pairs when idx is NULL) into
- * out[0..n) on pixelbox.cpu_threads threads; a cancel stops the threads
- * first and is then raised here.
+ * The pb_set_comparison row of fcinfo's result type from the totals and
+ * counts[] = {polygons a, polygons b, missed a, missed b}.
  */
-static void
-ComputeOnThreads(const PbBatch *b, const uint32 *idx, uint32 n, double *out)
+Datum
+PbSetsResultDatum(FunctionCallInfo fcinfo, const PbCompareAcc *acc, const int64 *counts,
+				  const char *caller)
 {
-	int			threads = pb_cpu_threads > 0 ? pb_cpu_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
+	PbCompareResult r;
+	TupleDesc	tupdesc;
+	Datum		values[11];
+	bool		nulls[11] = {0};
 
-	if (!PbComputeAreasThreaded(b, idx, n, out, pb_cpu_method, Max(threads, 1),
-								InterruptArrived, NULL))
-		CHECK_FOR_INTERRUPTS();
-}
-
-/*
- * Intersection areas of every queued pair into areas[]: the rectilinear
- * integer ones on the GPU when it is wanted and the batch fits its budget
- * (one submission), everything else on CPU threads.
- */
-static void
-ComputeAreas(SetsState *s, double *areas)
-{
-	PbBatch    *b = &s->batch;
-	uint32	   *idx = palloc_extended(sizeof(uint32) * (b->npairs + 1), MCXT_ALLOC_HUGE);
-	double	   *out = palloc_extended(sizeof(double) * (b->npairs + 1), MCXT_ALLOC_HUGE);
-	uint32		n = 0,
-				rest = 0;
-
-	/* int pairs first in idx, the others after them */
-	for (uint32 i = 0; i < b->npairs; i++)
-		if (b->shapes[b->pairs[i].a].kind == PB_SHAPE_INT &&
-			b->shapes[b->pairs[i].b].kind == PB_SHAPE_INT)
-			idx[n++] = i;
-	rest = n;
-	for (uint32 i = 0; i < b->npairs; i++)
-		if (!(b->shapes[b->pairs[i].a].kind == PB_SHAPE_INT &&
-			  b->shapes[b->pairs[i].b].kind == PB_SHAPE_INT))
-			idx[rest++] = i;
-	if (n > 0 && PbGpuPackedBytes(b, n) <= ((size_t) pb_gpu_memory_mb << 20) &&
-		PbGpuWanted("pb_compare_sets") &&
-		PbGpuStartBatch(s, b, idx, n, "pb_compare_sets") == PB_GPU_STARTED)
-	{
-		const int64_t *res;
-
-		/* the other pairs on the CPU while the GPU works */
-		ComputeOnThreads(b, idx + n, rest - n, out + n);
-		res = PbGpuFinishBatch(s, "pb_compare_sets");
-		if (res != NULL)
-			for (uint32 k = 0; k < n; k++)
-				out[k] = (double) res[k];
-		else
-			ComputeOnThreads(b, idx, n, out);
-	}
-	else
-		ComputeOnThreads(b, idx, rest, out);
-	for (uint32 k = 0; k < rest; k++)
-		areas[idx[k]] = out[k];
-	pfree(idx);
-	pfree(out);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "%s: return type must be a row type", caller);
+	PbCompareResultOf(acc, &r);
+	PbCompareResultDatums(&r, values, nulls);
+	for (int i = 0; i < 4; i++)
+		values[7 + i] = Int64GetDatum(counts[i]);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
 }
 
 /*
@@ -366,58 +309,27 @@ ComputeAreas(SetsState *s, double *areas)
  * return the pb_set_comparison row of fcinfo's result type.
  */
 Datum
-PbSetsResult(SetsState *s, FunctionCallInfo fcinfo)
+PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller)
 {
 	PbCompareAcc acc;
-	PbCompareResult r;
-	int64		polygons_a = 0,
-				polygons_b = 0,
-				missed_a = 0,
-				missed_b = 0;
-	TupleDesc	tupdesc;
-	Datum		values[11];
-	bool		nulls[11] = {0};
+	int64		counts[4] = {0, 0, 0, 0};	/* polygons a, b, missed a, b */
 
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "pb_compare_sets_finalfn: return type must be a row type");
 	PbCompareInit(&acc);
 	if (s != NULL)
 	{
-		PbBatch    *b = &s->batch;
-		double	   *areas;
-		uint8	   *matched;
+		uint32		n = s->batch.nshapes;
+		uint8	   *matched = palloc_extended(n + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
-		FindPairs(s, &polygons_a, &polygons_b);
-		areas = palloc_extended(sizeof(double) * (b->npairs + 1), MCXT_ALLOC_HUGE);
-		matched = palloc_extended(b->nshapes + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		ComputeAreas(s, areas);
-		for (uint32 i = 0; i < b->npairs; i++)
+		RunSets(s, &acc, matched, caller);
+		for (uint32 i = 0; i < n; i++)
 		{
-			const PbPair *pr = &b->pairs[i];
-
-			PbCompareAdd(&acc, b->shapes[pr->a].area, b->shapes[pr->b].area, areas[i]);
-			if (areas[i] > 0)
-				matched[pr->a] = matched[pr->b] = 1;
+			counts[s->in_a[i] ? 0 : 1]++;
+			if (!matched[i])
+				counts[s->in_a[i] ? 2 : 3]++;
 		}
-		for (uint32 i = 0; i < b->nshapes; i++)
-		{
-			if (matched[i])
-				continue;
-			if (s->in_a[i])
-				missed_a++;
-			else
-				missed_b++;
-		}
-		pfree(areas);
 		pfree(matched);
 	}
-	PbCompareResultOf(&acc, &r);
-	PbCompareResultDatums(&r, values, nulls);
-	values[7] = Int64GetDatum(polygons_a);
-	values[8] = Int64GetDatum(polygons_b);
-	values[9] = Int64GetDatum(missed_a);
-	values[10] = Int64GetDatum(missed_b);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+	return PbSetsResultDatum(fcinfo, &acc, counts, caller);
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_finalfn);
@@ -425,5 +337,6 @@ PG_FUNCTION_INFO_V1(pb_compare_sets_finalfn);
 Datum
 pb_compare_sets_finalfn(PG_FUNCTION_ARGS)
 {
-	return PbSetsResult(PG_ARGISNULL(0) ? NULL : (SetsState *) PG_GETARG_POINTER(0), fcinfo);
+	return PbSetsResult(PG_ARGISNULL(0) ? NULL : (SetsState *) PG_GETARG_POINTER(0), fcinfo,
+						"pb_compare_sets");
 }

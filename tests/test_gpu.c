@@ -2,14 +2,19 @@
  * test_gpu.c: the PixelBox kernel against PixelBox-CPU and independent
  * truths (pixel counts of random masks), on random and adversarial pairs:
  * tiny, huge windows, long thin, many vertices (more than the kernel keeps
- * in shared memory), self-crossing rings.  Built only into pb_gpu_tests
- * (make gpu-check), which needs a CUDA device.
+ * in shared memory), self-crossing rings.  Then submissions of several
+ * parts: host pairs against the CPU engines, and the device MBR filter
+ * against a brute-force CPU filter with PostGIS's float boxes and the
+ * reference-point window (cut windows, empty and one-set parts, shapes it
+ * must skip, more pairs than its first room).  Built only into
+ * pb_gpu_tests (make gpu-check), which needs a CUDA device.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../cuda/pb_gpu.h"
+#include "../src/core/hilbert_rtree.h"
 #include "testutil.h"
 
 static PbGpu *gpu;
@@ -252,4 +257,485 @@ test_gpu_budget_error(void)
 	CHECK(strstr(err, "budget") != NULL);
 	PbGpuClose(small);
 	PbBatchFree(&b);
+}
+
+/*
+ * Run parts on handle h and wait: the host pairs' areas (malloc'd) and a
+ * malloc'd copy of the found pairs in *found (*nfound of them).  NULL (a
+ * failed check) when the GPU failed; the reason in err when err is given.
+ */
+static int64_t *
+RunPartsOn(PbGpu *h, const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel,
+		   PbGpuFound **found, uint32_t *nfound, char *err, size_t err_len)
+{
+	size_t		nhost = 0;
+	const PbGpuFound *f;
+	int64_t    *out;
+	int			st;
+
+	*found = NULL;
+	*nfound = 0;
+	for (uint32_t i = 0; i < nparts; i++)
+		nhost += parts[i].filter ? 0 : parts[i].npairs;
+	if (PbGpuSubmitParts(h, parts, nparts, kernel, err, err_len) != 0)
+		return NULL;
+	while ((st = PbGpuPoll(h, err, err_len)) == 0)
+		;
+	if (st < 0)
+		return NULL;
+	out = malloc(sizeof(int64_t) * (nhost + 1));
+	memcpy(out, PbGpuResults(h), sizeof(int64_t) * nhost);
+	*nfound = PbGpuFoundPairs(h, &f);
+	*found = malloc(sizeof(PbGpuFound) * (*nfound + 1));
+	if (*nfound > 0)
+		memcpy(*found, f, sizeof(PbGpuFound) * *nfound);
+	return out;
+}
+
+/* Order found pairs by part, then a, then b. */
+static int
+CmpFound(const void *x, const void *y)
+{
+	const PbGpuFound *p = x,
+			   *q = y;
+
+	if (p->part != q->part)
+		return p->part < q->part ? -1 : 1;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/*
+ * Append to *out (grown as needed) the pairs filter part number pi must
+ * find, by brute force on the CPU with PbBoxAsPostgisFloat boxes and the
+ * reference-point window, in (a, b) order, with their CPU areas.
+ */
+static void
+BruteFilter(const PbGpuPart *part, uint32_t pi, PbScratch *sc, PbGpuFound **out,
+			uint32_t *n, uint32_t *cap)
+{
+	const PbBatch *b = part->batch;
+	uint32_t	split = part->split < b->nshapes ? part->split : b->nshapes;
+
+	for (uint32_t i = 0; i < split; i++)
+		for (uint32_t j = split; j < b->nshapes; j++)
+		{
+			PbBox		fa,
+						fb;
+			double		x,
+						y;
+
+			if (b->shapes[i].kind != PB_SHAPE_INT || b->shapes[j].kind != PB_SHAPE_INT)
+				continue;
+			fa = PbBoxAsPostgisFloat(b->shapes[i].box);
+			fb = PbBoxAsPostgisFloat(b->shapes[j].box);
+			if (fa.xmin > fb.xmax || fb.xmin > fa.xmax || fa.ymin > fb.ymax || fb.ymin > fa.ymax)
+				continue;
+			x = fa.xmin > fb.xmin ? fa.xmin : fb.xmin;
+			y = fa.ymin > fb.ymin ? fa.ymin : fb.ymin;
+			if (!(x >= part->ref.xmin && x < part->ref.xmax && y >= part->ref.ymin && y < part->ref.ymax))
+				continue;
+			if (*n == *cap)
+			{
+				*cap = *cap * 2 + 64;
+				*out = realloc(*out, sizeof(PbGpuFound) * *cap);
+			}
+			(*out)[(*n)++] = (PbGpuFound) {pi, i, j,
+				(int64_t) PbIntersectionArea(sc, b, i, j, PB_METHOD_AUTO)};
+		}
+}
+
+/*
+ * Run parts on the GPU with kernel and check every answer against the CPU:
+ * each host pair's area against PbIntersectionArea, and the found pairs
+ * (exactly once each) against BruteFilter.  Returns how many were found.
+ */
+static uint32_t
+CheckParts(const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel)
+{
+	PbScratch	sc;
+	PbGpuFound *found,
+			   *want = NULL;
+	uint32_t	nfound,
+				nwant = 0,
+				cap = 0;
+	size_t		k = 0;
+	char		err[256];
+	int64_t    *out;
+
+	if (Gpu() == NULL)
+		return 0;
+	out = RunPartsOn(gpu, parts, nparts, kernel, &found, &nfound, err, sizeof(err));
+	if (out == NULL)
+	{
+		pb_check_fail(__FILE__, __LINE__, "GPU failed: %s", err);
+		return 0;
+	}
+	PbScratchInit(&sc, &PbMallocAllocator);
+	for (uint32_t i = 0; i < nparts; i++)
+	{
+		const PbGpuPart *p = &parts[i];
+
+		if (p->filter)
+		{
+			BruteFilter(p, i, &sc, &want, &nwant, &cap);
+			continue;
+		}
+		for (uint32_t j = 0; j < p->npairs; j++, k++)
+		{
+			PbPair		pr = p->pairs[p->pair_idx ? p->pair_idx[j] : j];
+			double		cpu = PbIntersectionArea(&sc, p->batch, pr.a, pr.b, PB_METHOD_AUTO);
+
+			if ((double) out[k] != cpu)
+				pb_check_fail(__FILE__, __LINE__, "part %u pair %u (%u, %u): GPU %lld, CPU %.17g",
+							  i, j, pr.a, pr.b, (long long) out[k], cpu);
+		}
+	}
+	qsort(found, nfound, sizeof(PbGpuFound), CmpFound);
+	CHECK_INT(nfound, nwant);
+	for (uint32_t i = 0; i < nfound && i < nwant; i++)
+		if (CmpFound(&found[i], &want[i]) != 0 || found[i].area != want[i].area)
+		{
+			pb_check_fail(__FILE__, __LINE__, "found pair %u: GPU part %u (%u, %u) area %lld, CPU part %u (%u, %u) area %lld",
+						  i, found[i].part, found[i].a, found[i].b, (long long) found[i].area,
+						  want[i].part, want[i].a, want[i].b, (long long) want[i].area);
+			break;
+		}
+	PbScratchFree(&sc);
+	free(out);
+	free(found);
+	free(want);
+	return nfound;
+}
+
+/*
+ * Append n shapes with corners in [x0, x0 + span)^2 to b: traced random
+ * masks up to maxw cells across; when mixed, every 7th is a double shape
+ * (a triangle on half-integers) and every 13th an empty one, which the
+ * device filter must skip.
+ */
+static void
+AddShapes(PbBatch *b, Rng *r, int n, int64_t x0, int64_t y0, int64_t span,
+		  int maxw, int mixed)
+{
+	for (int k = 0; k < n; k++)
+	{
+		int64_t		x = x0 + RngRange(r, 0, span - 1),
+					y = y0 + RngRange(r, 0, span - 1);
+
+		if (mixed && k % 7 == 3)
+		{
+			char		wkt[256];
+			double		w = (double) RngRange(r, 1, maxw);
+			uint32_t	s;
+
+			snprintf(wkt, sizeof(wkt), "POLYGON((%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f))",
+					 x + 0.5, (double) y, x + w, y + 0.5, (double) x, y + w, x + 0.5, (double) y);
+			s = DecodeWkt(b, wkt, 0);
+			CHECK(b->shapes[s].kind == PB_SHAPE_DOUBLE);
+		}
+		else if (mixed && k % 13 == 5)
+		{
+			uint32_t	s = DecodeWkt(b, "POLYGON EMPTY", 0);
+
+			CHECK(b->shapes[s].kind == PB_SHAPE_EMPTY);
+		}
+		else
+		{
+			Mask		m = MaskNew((int) RngRange(r, 1, maxw), (int) RngRange(r, 1, maxw));
+
+			FillMask(&m, r);
+			DecodeMask(b, &m, x, y, r);
+			MaskFree(&m);
+		}
+	}
+}
+
+/* Queue up to n random pairs of int shapes of b among shapes [lo, hi]. */
+static void
+AddNearPairs(PbBatch *b, Rng *r, int n, uint32_t lo, uint32_t hi)
+{
+	for (int k = 0; k < n; k++)
+	{
+		uint32_t	i = (uint32_t) RngRange(r, lo, hi),
+					j = (uint32_t) RngRange(r, lo, hi);
+
+		if (b->shapes[i].kind == PB_SHAPE_INT && b->shapes[j].kind == PB_SHAPE_INT)
+			PbBatchAddPair(b, i, j);
+	}
+}
+
+/* A filter part of b: set a = [0, split), window ref. */
+static PbGpuPart
+FilterPart(const PbBatch *b, uint32_t split, PbBox ref)
+{
+	PbGpuPart	p;
+
+	memset(&p, 0, sizeof(p));
+	p.batch = b;
+	p.filter = 1;
+	p.split = split;
+	p.ref = ref;
+	return p;
+}
+
+/* A host-pair part: pairs (or pairs[idx[k]]) of b. */
+static PbGpuPart
+HostPart(const PbBatch *b, const PbPair *pairs, const uint32_t *idx, uint32_t n)
+{
+	PbGpuPart	p;
+
+	memset(&p, 0, sizeof(p));
+	p.batch = b;
+	p.pairs = pairs;
+	p.pair_idx = idx;
+	p.npairs = n;
+	return p;
+}
+
+static const PbBox all_plane = {-INFINITY, -INFINITY, INFINITY, INFINITY};
+
+/*
+ * Several batches as host-pair parts of one submission: all pairs, pairs
+ * picked (and repeated) through pair_idx, none, and a pair array that is
+ * not the batch's: every area as on the CPU, in submission order.
+ */
+void
+test_gpu_parts_host_pairs(void)
+{
+	Rng			r = {0xba7c4};
+	PbBatch		b[4];
+	PbPair		own[500];
+	uint32_t	idx[700];
+	PbGpuPart	parts[5];
+
+	for (int i = 0; i < 4; i++)
+	{
+		PbBatchInit(&b[i], &PbMallocAllocator);
+		AddShapes(&b[i], &r, 400 + 100 * i, -100 * i, 50 * i, 150, i == 2 ? 60 : 25, 0);
+		AddNearPairs(&b[i], &r, 600, 0, b[i].nshapes - 1);
+	}
+	for (int k = 0; k < 700; k++)
+		idx[k] = (uint32_t) RngRange(&r, 0, b[1].npairs - 1);
+	for (int k = 0; k < 500; k++)
+		own[k] = (PbPair) {(uint32_t) RngRange(&r, 0, b[3].nshapes - 1), (uint32_t) RngRange(&r, 0, b[3].nshapes - 1)};
+	for (int k = 0; k < 500; k++)
+		if (b[3].shapes[own[k].a].kind != PB_SHAPE_INT || b[3].shapes[own[k].b].kind != PB_SHAPE_INT)
+			own[k] = b[3].pairs[0];
+	parts[0] = HostPart(&b[0], b[0].pairs, NULL, b[0].npairs);
+	parts[1] = HostPart(&b[1], b[1].pairs, idx, 700);
+	parts[2] = HostPart(&b[2], b[2].pairs, NULL, 0);
+	parts[3] = HostPart(&b[3], own, NULL, 500);
+	parts[4] = HostPart(&b[2], b[2].pairs, NULL, b[2].npairs);
+	CheckParts(parts, 5, PB_GPU_PIXELBOX);
+	CheckParts(parts, 5, PB_GPU_PIXEL_ONLY);
+	for (int i = 0; i < 4; i++)
+		PbBatchFree(&b[i]);
+}
+
+/*
+ * The device filter against the brute-force CPU filter: whole plane,
+ * four windows cutting through boxes (which together find each pair of the
+ * whole plane once), a fractional window, an empty part, parts with one
+ * set only, double and empty shapes in the sets, and coordinates beyond
+ * 2^24 where float boxes touch int boxes that do not.
+ */
+void
+test_gpu_filter_parts(void)
+{
+	Rng			r = {0xf117e5};
+	PbBatch		b,
+				none,
+				far;
+	PbGpuPart	parts[13];
+	uint32_t	nall;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	PbBatchInit(&none, &PbMallocAllocator);
+	PbBatchInit(&far, &PbMallocAllocator);
+	AddShapes(&b, &r, 700, 0, 0, 600, 30, 1);
+	AddShapes(&b, &r, 800, 20, -10, 600, 30, 1);
+	/* ~1e8 and ~-1e9: floats 8 and 64 apart, so rounded boxes meet more often */
+	AddShapes(&far, &r, 300, 100000000, 100000000, 400, 12, 1);
+	AddShapes(&far, &r, 300, -1000000000, 100000000, 2000, 40, 1);
+	AddShapes(&far, &r, 300, 100000000, 100000000, 400, 12, 1);
+	AddShapes(&far, &r, 300, -1000000000, 100000000, 2000, 40, 1);
+
+	parts[0] = FilterPart(&b, 700, all_plane);
+	CHECK((nall = CheckParts(parts, 1, PB_GPU_PIXELBOX)) > 200);
+	/* quadrants split at x = 300, y = 250 (integers: many boxes start there) */
+	parts[0] = FilterPart(&b, 700, (PbBox) {-INFINITY, -INFINITY, 300, 250});
+	parts[1] = FilterPart(&b, 700, (PbBox) {300, -INFINITY, INFINITY, 250});
+	parts[2] = FilterPart(&b, 700, (PbBox) {-INFINITY, 250, 300, INFINITY});
+	parts[3] = FilterPart(&b, 700, (PbBox) {300, 250, INFINITY, INFINITY});
+	CHECK_INT(CheckParts(parts, 4, PB_GPU_PIXELBOX), nall);
+	parts[4] = FilterPart(&b, 700, (PbBox) {100.5, -INFINITY, 300.25, 250});
+	parts[5] = FilterPart(&none, 0, all_plane);
+	parts[6] = FilterPart(&b, 0, all_plane);
+	parts[7] = FilterPart(&b, b.nshapes, all_plane);
+	parts[8] = FilterPart(&b, UINT32_MAX, all_plane);
+	parts[9] = FilterPart(&far, 600, all_plane);
+	parts[10] = FilterPart(&far, 300, (PbBox) {-1e9 + 1000, -INFINITY, 100000200, INFINITY});
+	parts[11] = FilterPart(&b, 1, all_plane);
+	parts[12] = FilterPart(&b, b.nshapes - 1, (PbBox) {0, 0, 300, 300});
+	CheckParts(parts, 13, PB_GPU_PIXELBOX);
+	/* the empty and one-set parts alone: nothing found */
+	CHECK_INT(CheckParts(parts + 5, 4, PB_GPU_PIXELBOX), 0);
+	PbBatchFree(&b);
+	PbBatchFree(&none);
+	PbBatchFree(&far);
+}
+
+/*
+ * The reference-point rule by hand: square [0,10]^2 against [5,15]^2
+ * (point (5, 5), area 25) and against [10,20] x [0,10], which it only
+ * touches (point (10, 0), area 0, found as PostGIS's && finds it), under
+ * windows that take or leave each point.
+ */
+void
+test_gpu_filter_reference_point(void)
+{
+	static const PbBox windows[8] = {
+		{5, 5, 6, 6}, {0, 0, 5, 10}, {4.5, 4.5, 5.5, 5.5}, {0, 0, 10, 5},
+		{5.5, -INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, INFINITY, INFINITY},
+		{-INFINITY, 0, 10, INFINITY}, {10, 0, 11, 1}
+	};
+	static const int expect[8] = {1, 0, 1, 0, 1, 2, 1, 1};
+	PbBatch		b;
+	PbGpuPart	parts[8];
+	PbGpuFound *found;
+	uint32_t	nfound = 0;
+	char		err[256];
+	int64_t    *out = NULL;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	Wkt(&b, "POLYGON((0 0,10 0,10 10,0 10,0 0))");
+	Wkt(&b, "POLYGON((5 5,15 5,15 15,5 15,5 5))");
+	Wkt(&b, "POLYGON((10 0,20 0,20 10,10 10,10 0))");
+	for (int p = 0; p < 8; p++)
+		parts[p] = FilterPart(&b, 1, windows[p]);
+	CHECK_INT(CheckParts(parts, 8, PB_GPU_PIXELBOX), 7);
+	if (Gpu() != NULL)
+		out = RunPartsOn(gpu, parts, 8, PB_GPU_PIXELBOX, &found, &nfound, err, sizeof(err));
+	CHECK(out != NULL);
+	for (int p = 0; out != NULL && p < 8; p++)
+	{
+		int			n = 0;
+
+		for (uint32_t i = 0; i < nfound; i++)
+			if (found[i].part == (uint32_t) p)
+			{
+				n++;
+				CHECK_INT(found[i].area, found[i].b == 1 ? 25 : 0);
+			}
+		pb_test_context("window %d", p);
+		CHECK_INT(n, expect[p]);
+	}
+	pb_test_context("%s", "");
+	if (out != NULL)
+		free(found);
+	free(out);
+	PbBatchFree(&b);
+}
+
+/* A rectangle [x0,x1] x [y0,y1] as an int shape of b. */
+static uint32_t
+Rect(PbBatch *b, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+{
+	char		wkt[256];
+
+	snprintf(wkt, sizeof(wkt), "POLYGON((%lld %lld,%lld %lld,%lld %lld,%lld %lld,%lld %lld))",
+			 (long long) x0, (long long) y0, (long long) x1, (long long) y0, (long long) x1,
+			 (long long) y1, (long long) x0, (long long) y1, (long long) x0, (long long) y0);
+	return Wkt(b, wkt);
+}
+
+/*
+ * 300 x 300 rectangles all over the origin: 90000 pairs, far more than the
+ * filter's first room (8 per shape), so PbGpuPoll re-runs with more; the
+ * host pairs of the same submission survive the re-run, and the handle
+ * works on afterwards.  With a budget that holds the first room only, the
+ * re-run is refused with a reason.
+ */
+void
+test_gpu_filter_overflow(void)
+{
+	Rng			r = {0x0f10};
+	PbBatch		b,
+				h;
+	PbGpuPart	parts[3];
+	PbGpuFound *found;
+	uint32_t	nfound;
+	char		err[256] = "";
+	PbGpu	   *tight;
+	int64_t    *out;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	PbBatchInit(&h, &PbMallocAllocator);
+	for (int k = 0; k < 600; k++)
+		Rect(&b, -RngRange(&r, 1, 40), -RngRange(&r, 1, 40), RngRange(&r, 1, 40), RngRange(&r, 1, 40));
+	for (uint32_t k = 0; k < 300; k++)
+		PbBatchAddPair(&b, k, 599 - k);
+	AddShapes(&h, &r, 300, 0, 0, 100, 20, 0);
+	AddNearPairs(&h, &r, 400, 0, h.nshapes - 1);
+	parts[0] = HostPart(&h, h.pairs, NULL, h.npairs);
+	parts[1] = FilterPart(&b, 300, all_plane);
+	parts[2] = HostPart(&b, b.pairs, NULL, b.npairs);
+	/* the first room cannot hold them: this is an overflow */
+	CHECK(PbGpuPartsBytes(parts + 1, 1) < 90000 * sizeof(PbGpuFound));
+	CHECK_INT(CheckParts(parts, 3, PB_GPU_PIXELBOX), 90000);
+	/* again on the grown buffers, then a small submission */
+	CHECK_INT(CheckParts(parts, 3, PB_GPU_PIXEL_ONLY), 90000);
+	CheckParts(parts, 1, PB_GPU_PIXELBOX);
+
+	tight = PbGpuOpen(PbGpuPartsBytes(parts, 2), err, sizeof(err));
+	CHECK(tight != NULL);
+	if (tight != NULL)
+	{
+		out = RunPartsOn(tight, parts, 2, PB_GPU_PIXELBOX, &found, &nfound, err, sizeof(err));
+		CHECK(out == NULL);
+		CHECK_STR_HAS(err, "budget");
+		/* the handle still works for what fits */
+		out = RunPartsOn(tight, parts, 1, PB_GPU_PIXELBOX, &found, &nfound, err, sizeof(err));
+		CHECK(out != NULL);
+		free(out);
+		free(found);
+		PbGpuClose(tight);
+	}
+	PbBatchFree(&b);
+	PbBatchFree(&h);
+}
+
+/*
+ * Host-pair parts and filter parts mixed in one submission (one batch even
+ * in both kinds of part), with both kernels.
+ */
+void
+test_gpu_parts_mixed(void)
+{
+	Rng			r = {0x31c5ed};
+	PbBatch		b[3];
+	uint32_t	idx[300];
+	PbGpuPart	parts[7];
+
+	for (int i = 0; i < 3; i++)
+	{
+		PbBatchInit(&b[i], &PbMallocAllocator);
+		AddShapes(&b[i], &r, 500, 1000 * i, -500 * i, 300, 25, i != 1);
+		AddNearPairs(&b[i], &r, 400, 0, b[i].nshapes - 1);
+	}
+	for (int k = 0; k < 300; k++)
+		idx[k] = (uint32_t) RngRange(&r, 0, b[2].npairs - 1);
+	parts[0] = FilterPart(&b[0], 250, all_plane);
+	parts[1] = HostPart(&b[1], b[1].pairs, NULL, b[1].npairs);
+	parts[2] = FilterPart(&b[1], 200, (PbBox) {-INFINITY, -INFINITY, 1150, INFINITY});
+	parts[3] = HostPart(&b[2], b[2].pairs, idx, 300);
+	parts[4] = FilterPart(&b[2], 300, (PbBox) {2100, -1000, 2200.5, -800});
+	parts[5] = HostPart(&b[0], b[0].pairs, NULL, b[0].npairs);
+	parts[6] = FilterPart(&b[1], 200, (PbBox) {1150, -INFINITY, INFINITY, INFINITY});
+	CHECK(CheckParts(parts, 7, PB_GPU_PIXELBOX) > 50);
+	CheckParts(parts, 7, PB_GPU_PIXEL_ONLY);
+	for (int i = 0; i < 3; i++)
+		PbBatchFree(&b[i]);
 }

@@ -95,11 +95,9 @@
 	X(test_rtree_postgis_float) \
 	X(test_rtree_join_200k)
 
-/* test_batch.c, test_threads.c (appended to PB_TESTS below) */
+/* test_batch.c, test_pipeline.c (appended to PB_TESTS below) */
 #define PB_THREAD_TESTS(X) \
 	X(test_batch_append) \
-	X(test_threads_match_sequential) \
-	X(test_threads_stop) \
 	/* test_pipeline.c */ \
 	X(test_pipeline_tiling) \
 	X(test_pipeline_cpu_matches_brute) \
@@ -112,7 +110,12 @@
 #define PB_GPU_TESTS(X) \
 	X(test_gpu_random_masks) \
 	X(test_gpu_adversarial) \
-	X(test_gpu_budget_error)
+	X(test_gpu_budget_error) \
+	X(test_gpu_parts_host_pairs) \
+	X(test_gpu_filter_parts) \
+	X(test_gpu_filter_reference_point) \
+	X(test_gpu_filter_overflow) \
+	X(test_gpu_parts_mixed)
 #else
 #define PB_GPU_TESTS(X)
 #endif

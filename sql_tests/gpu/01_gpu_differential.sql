@@ -73,4 +73,44 @@ RESET statement_timeout;
 -- and the GPU works afterwards
 SELECT 'after cancel' AS device, identical FROM same_as_cpu;
 RESET ALL;
+
+-- the pipeline (pb_compare_sets) with the GPU: the CPU's answer; the GPU
+-- aggregates; migration forced either way, or off, changes nothing
+CREATE TEMP VIEW both_sets AS
+SELECT geom AS g, true AS a, id / 4000 AS k FROM big_a UNION ALL SELECT geom, false, id / 4000 FROM big_b;
+SET max_parallel_workers_per_gather = 0;
+SET pixelbox.device = cpu;
+CREATE TEMP TABLE sets_cpu AS
+SELECT (SELECT pb_compare_sets(g, a) FROM both_sets) AS r,
+       (SELECT pb_compare_sets(g, a, k) FROM both_sets) AS tiled;
+SET pixelbox.device = gpu;
+CREATE TEMP VIEW sets_same AS
+SELECT pb_compare_sets(g, a) = (SELECT r FROM sets_cpu) AS identical FROM both_sets;
+SELECT 'pipeline' AS run, identical FROM sets_same;
+SELECT device, tasks > 0 AS worked FROM pb_pipeline_report() WHERE stage = 'aggregate' AND device = 'gpu';
+SELECT 'tile key' AS run, pb_compare_sets(g, a, k) = (SELECT tiled FROM sets_cpu) AS identical FROM both_sets;
+SET pixelbox.pipeline_throttle = filter;
+SELECT 'filter slowed' AS run, identical FROM sets_same;
+SELECT migrated > 0 AS gpu_took_filter_work FROM pb_pipeline_report() WHERE stage = 'filter' AND device = 'gpu';
+SET pixelbox.pipeline_throttle = aggregate;
+SELECT 'aggregator slowed' AS run, identical FROM sets_same;
+SELECT migrated > 0 AS cpu_took_gpu_tasks FROM pb_pipeline_report() WHERE stage = 'aggregate' AND device = 'cpu';
+SET pixelbox.migration = off;
+SELECT 'migration off' AS run, identical FROM sets_same;
+SELECT sum(migrated) AS migrated FROM pb_pipeline_report() WHERE stage <> 'total';
+RESET pixelbox.migration;
+RESET pixelbox.pipeline_throttle;
+SET pixelbox.pipelined = off;
+SELECT 'not pipelined' AS run, identical FROM sets_same;
+RESET pixelbox.pipelined;
+-- a cancel during a GPU pipeline run, then a whole run
+SET pixelbox.pipeline_throttle = filter;
+SET pixelbox.tile_shapes = 64;
+SET statement_timeout = '300ms';
+SELECT (pb_compare_sets(g, a)).pairs FROM both_sets;
+RESET statement_timeout;
+RESET pixelbox.pipeline_throttle;
+RESET pixelbox.tile_shapes;
+SELECT 'after cancel' AS run, identical FROM sets_same;
+RESET ALL;
 DROP TABLE big_a, big_b CASCADE;

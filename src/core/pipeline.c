@@ -210,18 +210,20 @@ FilterMain(void *arg)
 		out->st.filter_cpu.tasks++;
 		out->st.filter_cpu.pairs += t->batch.npairs;
 		out->st.filter_cpu.busy_s += Now() - t0;
+		out->st.aggregate_cpu.pairs += t->batch.npairs - t->nint;
 
 		pthread_mutex_lock(&p->lock);
 		while (t != NULL && !p->stop)
 		{
 			if (t->nint == 0)
 				t = NULL;
-			else if (p->queued.count == 0 || p->queued.pairs + t->nint <= p->cfg.agg_pairs)
+			else if (p->queued.count == 0 || p->cfg.staged ||
+					 p->queued.pairs + t->nint <= p->cfg.agg_pairs)
 			{
 				ListPush(&p->queued, t, t->nint);
 				t = NULL;
 			}
-			else if (p->cfg.migration)
+			else if (p->cfg.migration && !p->cfg.staged)
 			{
 				/* aggregator congested: the smallest task runs here */
 				PbTask	   *mine = TakeSmallest(p, t);
@@ -287,6 +289,11 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 	{
 		if (p->stop)
 			return 0;
+		if (p->cfg.staged && !(p->input_closed && p->input.count == 0 && p->filtering == 0))
+		{
+			pthread_cond_wait(&p->changed, &p->lock);
+			continue;
+		}
 		while (p->queued.count > 0 &&
 			   (b->n == 0 || b->pairs + p->queued.head->nint <= p->cfg.batch_pairs))
 			BatchAdd(b, ListPop(&p->queued, 1), 0);
@@ -295,7 +302,7 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 			pthread_cond_broadcast(&p->changed);	/* room for waiting filters */
 			return 1;
 		}
-		if (p->cfg.migration && p->device_alive && p->cfg.device->can_filter)
+		if (p->cfg.migration && !p->cfg.staged && p->device_alive && p->cfg.device->can_filter)
 		{
 			PbTask	   *prev = NULL,
 					   *t = p->input.head;
@@ -417,6 +424,7 @@ RunOnCpu(PbPipeline *p, AggBatch *b, ThreadOut *out, PbScratch *sc)
 			out->st.filter_cpu.tasks++;
 			out->st.filter_cpu.pairs += t->batch.npairs;
 			out->st.filter_cpu.busy_s += Now() - t0;
+			out->st.aggregate_cpu.pairs += t->batch.npairs - t->nint;
 		}
 		ComputeHere(p, t, sc, &out->st.aggregate_cpu, &out->acc, 0);
 	}

@@ -95,6 +95,8 @@ typedef struct PbPipeConfig
 	PbMethod	method;			/* CPU engine for rectilinear integer pairs */
 	const PbPipeDevice *device; /* NULL: no device, aggregate on the CPU */
 	int			migration;		/* 1: dynamic task migration */
+	int			staged;			/* 1: no pipelining: aggregate only after
+								 * every task is filtered (the paper's NoPipe) */
 	uint32_t	input_tasks;	/* capacity of the input buffer, in tasks */
 	uint32_t	agg_pairs;		/* capacity of the aggregator buffer, in pairs */
 	uint32_t	batch_pairs;	/* pairs the aggregator puts in a device batch */
@@ -106,7 +108,9 @@ typedef struct PbPipeConfig
 typedef struct PbPipeStageStats
 {
 	uint64_t	tasks;			/* tasks that went through the stage here */
-	uint64_t	pairs;			/* pairs found (filter) or computed (aggregate) */
+	uint64_t	pairs;			/* pairs found (filter) or computed (aggregate;
+								 * the CPU's include the pairs no device takes,
+								 * computed by the filter threads) */
 	uint64_t	migrated;		/* of tasks: moved here by migration */
 	double		busy_s;			/* summed over threads */
 } PbPipeStageStats;

@@ -1,0 +1,198 @@
+/*
+ * pipeline_run.c: one run of the SCCG pipeline (src/core/pipeline.h) in a
+ * backend: the configuration from the pixelbox.* settings, the GPU as its
+ * device, cancels, cleanup on error, and the report of the last run
+ * (pb_pipeline_report()).
+ *
+ * The pipeline's threads never call PostgreSQL.  This backend's thread
+ * feeds tasks and waits, polling for cancels; on a cancel the threads are
+ * stopped and joined before the error is raised, and a callback on the
+ * run's memory context stops and joins them whenever that context goes
+ * (an error anywhere, the end of the aggregate), so no thread outlives
+ * the memory it reads.
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "core/pipeline.h"
+#include "pixelbox.h"
+
+/* Testing throttle: microseconds per task in the slowed stage. */
+#define THROTTLE_US 5000
+
+struct PbRun
+{
+	PbPipeline *pipe;
+	PbPipeDevice device;
+	bool		has_device;
+	const char *caller;
+	MemoryContextCallback cb;
+	double		tile_s;			/* time the caller spent making tasks */
+	int64		tasks;
+};
+
+/* The last finished run of this backend, for pb_pipeline_report(). */
+static PbPipeStats last_stats;
+static int64 last_tasks;
+static double last_tile_s;
+static bool last_valid;
+
+/*
+ * Polled by the pipeline's waits (with its lock held: must not longjmp):
+ * has a cancel, a timeout or a termination request arrived?  Other
+ * interrupts (parallel workers' messages) wait for the end of the run.
+ */
+static int
+InterruptArrived(void *ctx)
+{
+	return QueryCancelPending || ProcDiePending;
+}
+
+/* Memory context callback: stop and join the threads, free the pipeline. */
+static void
+RunCleanup(void *arg)
+{
+	PbRun	   *r = (PbRun *) arg;
+
+	if (r->pipe)
+	{
+		PbPipeDestroy(r->pipe);
+		r->pipe = NULL;
+	}
+	if (r->has_device)
+		PbGpuPipeRelease(r);
+	r->has_device = false;
+}
+
+PbRun *
+PbRunStart(MemoryContext cxt, const char *caller)
+{
+	PbRun	   *r = MemoryContextAllocZero(cxt, sizeof(PbRun));
+	PbPipeConfig c;
+	int			threads = pb_cpu_threads > 0 ? pb_cpu_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
+
+	r->caller = caller;
+	r->cb.func = RunCleanup;
+	r->cb.arg = r;
+	MemoryContextRegisterResetCallback(cxt, &r->cb);
+	r->has_device = PbGpuPipeDevice(r, &r->device, caller);
+	PbPipeConfigDefaults(&c, Max(threads, 1));
+	c.method = (PbMethod) pb_cpu_method;
+	c.device = r->has_device ? &r->device : NULL;
+	c.migration = pb_migration;
+	c.staged = !pb_pipelined;
+	if (pb_pipeline_throttle == PB_THROTTLE_FILTER)
+		c.slow_filter_us = THROTTLE_US;
+	else if (pb_pipeline_throttle == PB_THROTTLE_AGGREGATE)
+	{
+		c.slow_agg_us = THROTTLE_US;
+		c.agg_pairs = 1;		/* one task queued fills the buffer */
+	}
+	r->pipe = PbPipeStart(&c);
+	if (r->pipe == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("%s: could not start the pipeline's threads", caller)));
+	return r;
+}
+
+void
+PbRunFeed(PbRun *r, PbTask *t)
+{
+	if (!PbPipeFeed(r->pipe, t, InterruptArrived, NULL))
+	{
+		RunCleanup(r);
+		CHECK_FOR_INTERRUPTS();
+	}
+	r->tasks++;
+}
+
+void
+PbRunAddTileTime(PbRun *r, double seconds)
+{
+	r->tile_s += seconds;
+}
+
+void
+PbRunFinish(PbRun *r, PbCompareAcc *acc)
+{
+	if (!PbPipeFinish(r->pipe, InterruptArrived, NULL))
+	{
+		RunCleanup(r);
+		CHECK_FOR_INTERRUPTS();
+		elog(ERROR, "%s: the pipeline stopped without a cancel", r->caller);
+	}
+	PbPipeTotals(r->pipe, acc);
+	PbPipeGetStats(r->pipe, &last_stats);
+	last_tasks = r->tasks;
+	last_tile_s = r->tile_s;
+	last_valid = true;
+	if (r->has_device)
+		PbGpuPipeRelease(r);
+	r->has_device = false;
+	if (last_stats.device_error[0])
+		PbGpuPipeFailed(last_stats.device_error, r->caller);
+}
+
+void
+PbRunEnd(PbRun *r)
+{
+	RunCleanup(r);
+}
+
+/* One row of the report. */
+static void
+ReportRow(ReturnSetInfo *rsinfo, const char *stage, const char *device, int64 tasks,
+		  int64 pairs, int64 migrated, double busy_s)
+{
+	Datum		values[6];
+	bool		nulls[6] = {false, device == NULL, false, pairs < 0, false, false};
+
+	values[0] = CStringGetTextDatum(stage);
+	values[1] = device ? CStringGetTextDatum(device) : (Datum) 0;
+	values[2] = Int64GetDatum(tasks);
+	values[3] = Int64GetDatum(pairs);
+	values[4] = Int64GetDatum(migrated);
+	values[5] = Float8GetDatum(busy_s);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* One row per stage and device of a stage's figures. */
+static void
+StageRow(ReturnSetInfo *rsinfo, const char *stage, const char *device,
+		 const PbPipeStageStats *s)
+{
+	ReportRow(rsinfo, stage, device, (int64) s->tasks, (int64) s->pairs, (int64) s->migrated,
+			  s->busy_s);
+}
+
+PG_FUNCTION_INFO_V1(pb_pipeline_report);
+/*
+ * The last pipeline run of this backend, stage by stage and device by
+ * device: tasks, pairs, tasks moved there by migration, busy seconds
+ * (summed over threads); no rows before the first run.
+ */
+Datum
+pb_pipeline_report(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const PbPipeStats *s = &last_stats;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (!last_valid)
+		return (Datum) 0;
+	ReportRow(rsinfo, "tile", "cpu", last_tasks, -1, 0, last_tile_s);
+	StageRow(rsinfo, "filter", "cpu", &s->filter_cpu);
+	StageRow(rsinfo, "filter", "gpu", &s->filter_device);
+	StageRow(rsinfo, "aggregate", "cpu", &s->aggregate_cpu);
+	StageRow(rsinfo, "aggregate", "gpu", &s->aggregate_device);
+	ReportRow(rsinfo, "total", NULL, last_tasks,
+			  (int64) (s->filter_cpu.pairs + s->filter_device.pairs),
+			  (int64) (s->aggregate_cpu.migrated + s->filter_device.migrated), s->wall_s);
+	return (Datum) 0;
+}

@@ -1,0 +1,323 @@
+/*
+ * tile_compare.c: pb_compare_sets(geom, in_a, tile), the pipeline fed
+ * while rows stream in.  As in the paper, tasks are image tiles: only
+ * polygons of the same tile are compared (the Fig. 1(b) query with
+ * AND a.tile = b.tile).
+ *
+ * Rows of one tile are decoded into that tile's batch.  When the tile key
+ * changes, the finished tile becomes a task and goes to the pipeline at
+ * once, so its threads filter and compute while the scan goes on: input
+ * ordered (or clustered) by tile streams best.  A tile seen again later is
+ * reopened: its new task holds all of its polygons (a copy of the earlier
+ * batch plus the new rows) and skips the pairs the earlier task counted,
+ * so any row order gives the same answer.
+ *
+ * One streaming run per backend at a time: other groups of a hashed
+ * GROUP BY keep their tasks and run them at their final call.  There is
+ * no combine function (a tile's rows must meet in one backend), so
+ * PostgreSQL never splits this aggregate over parallel workers.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/hsearch.h"
+
+#include "core/pb_accum.h"
+#include "core/pipeline.h"
+#include "pixelbox.h"
+
+/* One tile: its polygons so far (the newest batch holds them all). */
+typedef struct TileEntry
+{
+	int64		key;
+	PbBatch    *batch;
+	uint32	   *gid;			/* per shape of batch: its number in the state */
+	uint8	   *in_a;			/* per shape of batch */
+	uint32		cap;
+	uint32		na,
+				nb;				/* of batch */
+	uint32		sent_a,
+				sent_b;			/* of those, already in a task */
+	bool		frozen;			/* batch is in a task: copy before adding */
+} TileEntry;
+
+/* Transition state. */
+typedef struct TileSets
+{
+	MemoryContext cxt;
+	PbAllocator mem;
+	HTAB	   *tiles;
+	TileEntry  *open;			/* the tile rows go to now */
+	PbRun	   *run;			/* NULL until the streaming run starts */
+	PbTask	  **tasks;			/* every task made */
+	const uint32 **task_gid;	/* per task: shape numbers of its source batch */
+	uint32		ntasks,
+				cap_tasks,
+				nfed;			/* of those, fed to run */
+	uint8	   *in_a;			/* per shape number: its set */
+	uint32		nshapes,
+				cap_shapes;
+	int32		srid;
+	bool		has_srid;
+} TileSets;
+
+/* Whether a streaming run is active in this backend (one at a time). */
+static const TileSets *streaming;
+
+/* Memory context callback: the streaming slot is free again. */
+static void
+ReleaseStreaming(void *arg)
+{
+	if (streaming == arg)
+		streaming = NULL;
+}
+
+/* A new state in the aggregate's context. */
+static TileSets *
+CreateState(MemoryContext aggcxt)
+{
+	TileSets   *s = MemoryContextAllocZero(aggcxt, sizeof(TileSets));
+	HASHCTL		ctl;
+	MemoryContextCallback *cb = MemoryContextAlloc(aggcxt, sizeof(MemoryContextCallback));
+
+	s->cxt = aggcxt;
+	PbPgAllocatorInit(&s->mem, aggcxt);
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(TileEntry);
+	ctl.hcxt = aggcxt;
+	s->tiles = hash_create("pb_compare_sets tiles", 256, &ctl,
+						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	cb->func = ReleaseStreaming;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(aggcxt, cb);
+	return s;
+}
+
+/* Grow a per-shape array of the tile to hold n shapes. */
+static void
+GrowTile(TileSets *s, TileEntry *e, uint32 n)
+{
+	uint32		cap = Max(64, e->cap);
+
+	if (n <= e->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	e->gid = e->gid ? repalloc_huge(e->gid, sizeof(uint32) * cap)
+		: MemoryContextAllocHuge(s->cxt, sizeof(uint32) * cap);
+	e->in_a = e->in_a ? repalloc_huge(e->in_a, cap) : MemoryContextAllocHuge(s->cxt, cap);
+	e->cap = cap;
+}
+
+/*
+ * Make e's batch writable: a tile already in a task gets a new batch, a
+ * copy of the old one, so the task's shapes never move under the threads.
+ */
+static void
+ThawTile(TileSets *s, TileEntry *e)
+{
+	PbBatch    *copy;
+	uint32	   *gid;
+	uint8	   *in_a;
+
+	if (e->batch == NULL)
+	{
+		e->batch = MemoryContextAlloc(s->cxt, sizeof(PbBatch));
+		PbBatchInit(e->batch, &s->mem);
+		return;
+	}
+	if (!e->frozen)
+		return;
+	copy = MemoryContextAlloc(s->cxt, sizeof(PbBatch));
+	PbBatchInit(copy, &s->mem);
+	PbBatchAppend(copy, e->batch);
+	gid = MemoryContextAllocHuge(s->cxt, sizeof(uint32) * Max(e->cap, 1));
+	in_a = MemoryContextAllocHuge(s->cxt, Max(e->cap, 1));
+	memcpy(gid, e->gid, sizeof(uint32) * e->batch->nshapes);
+	memcpy(in_a, e->in_a, e->batch->nshapes);
+	e->batch = copy;
+	e->gid = gid;
+	e->in_a = in_a;
+	e->frozen = false;
+}
+
+/* Feed the tasks not yet fed (starting the run first if need be). */
+static void
+FeedPending(TileSets *s)
+{
+	if (s->run == NULL)
+		s->run = PbRunStart(s->cxt, "pb_compare_sets");
+	while (s->nfed < s->ntasks)
+		PbRunFeed(s->run, s->tasks[s->nfed++]);
+}
+
+/*
+ * Keep a task (gid: shape numbers of its source batch) and give it to the
+ * streaming run now, unless another state of this backend streams.
+ */
+static void
+QueueTask(TileSets *s, PbTask *t, const uint32 *gid)
+{
+	if (s->ntasks == s->cap_tasks)
+	{
+		s->cap_tasks = Max(64, s->cap_tasks * 2);
+		s->tasks = s->tasks ? repalloc_huge(s->tasks, sizeof(PbTask *) * s->cap_tasks)
+			: MemoryContextAllocHuge(s->cxt, sizeof(PbTask *) * s->cap_tasks);
+		s->task_gid = s->task_gid ? repalloc_huge(s->task_gid, sizeof(uint32 *) * s->cap_tasks)
+			: MemoryContextAllocHuge(s->cxt, sizeof(uint32 *) * s->cap_tasks);
+	}
+	s->task_gid[s->ntasks] = gid;
+	s->tasks[s->ntasks++] = t;
+	if (streaming == NULL)
+		streaming = s;
+	if (streaming == s)
+		FeedPending(s);
+}
+
+/* The open tile is complete for now: make its new polygons a task. */
+static void
+CloseTile(TileSets *s, TileEntry *e)
+{
+	PbTask	   *t;
+	uint32	   *ids;
+	uint32		n = e->batch ? e->batch->nshapes : 0,
+				k = 0;
+
+	if (e->frozen || n == 0 || (e->na == e->sent_a && e->nb == e->sent_b))
+		return;
+	if (e->na == 0 || e->nb == 0)
+	{
+		/* no pair can form yet; the polygons stay for a later reopening */
+		e->sent_a = e->na;
+		e->sent_b = e->nb;
+		return;
+	}
+	t = MemoryContextAllocZero(s->cxt, sizeof(PbTask));
+	ids = MemoryContextAllocHuge(s->cxt, sizeof(uint32) * n);
+	for (int set = 1; set >= 0; set--)
+		for (uint32 i = 0; i < n; i++)
+			if (e->in_a[i] == set)
+				ids[k++] = i;
+	t->src = e->batch;
+	t->src_ids = ids;
+	t->na = e->na;
+	t->nb = e->nb;
+	t->old_a = e->sent_a;
+	t->old_b = e->sent_b;
+	t->ref = (PbBox) {-INFINITY, -INFINITY,
+	INFINITY, INFINITY};
+	t->all_int = 1;
+	for (uint32 i = 0; i < n; i++)
+		if (e->batch->shapes[i].kind != PB_SHAPE_INT)
+			t->all_int = 0;
+	e->sent_a = e->na;
+	e->sent_b = e->nb;
+	e->frozen = true;
+	QueueTask(s, t, e->gid);
+}
+
+PG_FUNCTION_INFO_V1(pb_compare_tiles_transfn);
+/* Decode one row into its tile; a change of tile sends the last one on. */
+Datum
+pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	TileSets   *s;
+	TileEntry  *e;
+	int64		key;
+	bool		found;
+	uint32		shape;
+	bool		in_a;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "pb_compare_tiles_transfn called in non-aggregate context");
+	s = PG_ARGISNULL(0) ? CreateState(aggcxt) : (TileSets *) PG_GETARG_POINTER(0);
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		PG_RETURN_POINTER(s);
+	key = PG_GETARG_INT64(3);
+	in_a = PG_GETARG_BOOL(2);
+	e = s->open;
+	if (e == NULL || e->key != key)
+	{
+		if (e != NULL)
+			CloseTile(s, e);
+		e = hash_search(s->tiles, &key, HASH_ENTER, &found);
+		if (!found)
+		{
+			memset(e, 0, sizeof(*e));
+			e->key = key;
+		}
+		s->open = e;
+	}
+	ThawTile(s, e);
+	shape = PbDecodeGeometryArg(fcinfo, 1, e->batch, "pb_compare_sets");
+	if (!s->has_srid)
+	{
+		s->srid = e->batch->shapes[shape].srid;
+		s->has_srid = true;
+	}
+	else if (e->batch->shapes[shape].srid != s->srid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("pb_compare_sets: Operation on mixed SRID geometries (%d != %d)",
+						s->srid, e->batch->shapes[shape].srid)));
+	GrowTile(s, e, shape + 1);
+	if (s->nshapes == s->cap_shapes)
+	{
+		s->cap_shapes = Max(1024, s->cap_shapes * 2);
+		s->in_a = s->in_a ? repalloc_huge(s->in_a, s->cap_shapes)
+			: MemoryContextAllocHuge(s->cxt, s->cap_shapes);
+	}
+	e->gid[shape] = s->nshapes;
+	e->in_a[shape] = in_a;
+	s->in_a[s->nshapes++] = in_a;
+	if (in_a)
+		e->na++;
+	else
+		e->nb++;
+	PG_RETURN_POINTER(s);
+}
+
+PG_FUNCTION_INFO_V1(pb_compare_tiles_finalfn);
+/* Send the last tile, wait for the pipeline, return pb_set_comparison. */
+Datum
+pb_compare_tiles_finalfn(PG_FUNCTION_ARGS)
+{
+	TileSets   *s = PG_ARGISNULL(0) ? NULL : (TileSets *) PG_GETARG_POINTER(0);
+	PbCompareAcc acc;
+	int64		counts[4] = {0, 0, 0, 0};	/* polygons a, b, missed a, b */
+
+	PbCompareInit(&acc);
+	if (s != NULL)
+	{
+		uint8	   *matched = palloc_extended(s->nshapes + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+
+		if (s->open)
+			CloseTile(s, s->open);
+		s->open = NULL;
+		FeedPending(s);
+		PbRunFinish(s->run, &acc);
+		for (uint32 k = 0; k < s->ntasks; k++)
+		{
+			const PbTask *t = s->tasks[k];
+
+			for (uint32 i = 0; t->hit && i < t->na + t->nb; i++)
+				if (t->hit[i])
+					matched[s->task_gid[k][t->src_ids[i]]] = 1;
+		}
+		PbRunEnd(s->run);
+		s->run = NULL;
+		ReleaseStreaming(s);
+		for (uint32 i = 0; i < s->nshapes; i++)
+		{
+			counts[s->in_a[i] ? 0 : 1]++;
+			if (!matched[i])
+				counts[s->in_a[i] ? 2 : 3]++;
+		}
+		pfree(matched);
+	}
+	return PbSetsResultDatum(fcinfo, &acc, counts, "pb_compare_sets");
+}

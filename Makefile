@@ -48,7 +48,8 @@ include $(PGXS)
 cuda/%.o: cuda/%.cu cuda/pb_gpu.h cuda/gpu_layout.h
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(OBJS): src/core/pb_core.h
+# every object depends on every header (few, small): no stale struct layouts
+$(OBJS): $(wildcard src/*.h src/core/*.h cuda/*.h)
 
 installcheck: build/regress/sql build/regress/expected bench/pbgen
 

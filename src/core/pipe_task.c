@@ -181,6 +181,9 @@ void
 PbTaskRelease(PbTask *t)
 {
 	PbBatchFree(&t->batch);
+	if (t->areas)
+		PbMallocAllocator.release(NULL, t->areas);
+	t->areas = NULL;
 	if (t->hit)
 		PbMallocAllocator.release(NULL, t->hit);
 	t->hit = NULL;

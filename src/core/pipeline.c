@@ -44,6 +44,8 @@ struct PbPipeline
 	pthread_cond_t changed;
 	TaskList	input;			/* fed, not yet filtered */
 	TaskList	queued;			/* filtered, waiting for the aggregator */
+	TaskList	finished;		/* computed on the device, to be accounted */
+	int			agg_done;		/* the aggregator has finished */
 	int			input_closed;	/* PbPipeFinish was called */
 	int			filtering;		/* filter threads busy with a task */
 	int			live;			/* threads not yet finished */
@@ -178,7 +180,20 @@ ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
 	st->busy_s += Now() - t0;
 }
 
-/* Filter thread: filter tasks from the input buffer, queue them for the aggregator. */
+/* Add a task's device-computed pairs (areas in t->areas) to acc. */
+static void
+AccountDeviceResults(PbTask *t, PbCompareAcc *acc)
+{
+	for (uint32_t j = 0; j < t->nint; j++)
+		PbTaskAddResult(t, t->batch.pairs[j].a, t->batch.pairs[j].b, t->areas[j], acc);
+	PbMallocAllocator.release(NULL, t->areas);
+	t->areas = NULL;
+}
+
+/*
+ * Filter thread: account device results when there are some, else filter
+ * tasks from the input buffer and queue them for the aggregator.
+ */
 static void *
 FilterMain(void *arg)
 {
@@ -193,9 +208,20 @@ FilterMain(void *arg)
 		PbTask	   *t;
 		double		t0;
 
-		while (!p->stop && p->input.count == 0 && !p->input_closed)
+		while (!p->stop && p->input.count == 0 && p->finished.count == 0 &&
+			   !(p->input_closed && p->agg_done))
 			pthread_cond_wait(&p->changed, &p->lock);
-		if (p->stop || (t = ListPop(&p->input, 0)) == NULL)
+		if (p->stop)
+			break;
+		if ((t = ListPop(&p->finished, 0)) != NULL)
+		{
+			/* the device's results, accounted here: spread over the CPU threads */
+			pthread_mutex_unlock(&p->lock);
+			AccountDeviceResults(t, &out->acc);
+			pthread_mutex_lock(&p->lock);
+			continue;
+		}
+		if ((t = ListPop(&p->input, 0)) == NULL)
 			break;
 		p->filtering++;
 		pthread_cond_broadcast(&p->changed);
@@ -377,23 +403,36 @@ RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_le
 		PbTask	   *t = b->tasks[i];
 
 		if (b->stolen[i])
+		{
+			t->batch.npairs = 0;
 			continue;
+		}
+		t->areas = PbMallocAllocator.alloc(NULL, sizeof(double) * ((size_t) t->nint + 1));
 		for (uint32_t j = 0; j < t->nint; j++, k++)
-			PbTaskAddResult(t, t->batch.pairs[j].a, t->batch.pairs[j].b, (double) areas[k],
-							&out->acc);
+			t->areas[j] = (double) areas[k];
 		out->st.aggregate_device.tasks++;
 		out->st.aggregate_device.pairs += t->nint;
 	}
+	/* pairs the device's filter found become the stolen tasks' pairs */
 	for (uint32_t f = 0; f < nfound; f++)
-		PbTaskAddResult(b->tasks[found[f].part], found[f].a, found[f].b,
-						(double) found[f].area, &out->acc);
+		PbBatchAddPair(&b->tasks[found[f].part]->batch, found[f].a, found[f].b);
 	for (uint32_t i = 0; i < b->n; i++)
 		if (b->stolen[i])
 		{
+			PbTask	   *t = b->tasks[i];
+
+			t->areas = PbMallocAllocator.alloc(NULL, sizeof(double) * ((size_t) t->batch.npairs + 1));
+			t->nint = 0;
 			out->st.filter_device.tasks++;
 			out->st.filter_device.migrated++;
 			out->st.aggregate_device.tasks++;
 		}
+	for (uint32_t f = 0; f < nfound; f++)
+	{
+		PbTask	   *t = b->tasks[found[f].part];
+
+		t->areas[t->nint++] = (double) found[f].area;
+	}
 	out->st.filter_device.pairs += nfound;
 	out->st.aggregate_device.pairs += nfound;
 	out->st.aggregate_device.busy_s += Now() - t0;
@@ -460,7 +499,14 @@ AggMain(void *arg)
 		if (!on_device)
 			RunOnCpu(p, &b, out, &sc);
 		pthread_mutex_lock(&p->lock);
+		if (on_device)
+		{
+			for (uint32_t i = 0; i < b.n; i++)
+				ListPush(&p->finished, b.tasks[i], 0);
+			pthread_cond_broadcast(&p->changed);
+		}
 	}
+	p->agg_done = 1;
 	p->live--;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
@@ -577,6 +623,7 @@ PbPipeFeed(PbPipeline *p, PbTask *task, int (*should_stop) (void *), void *ctx)
 	PbBatchInit(&task->batch, &PbMallocAllocator);
 	task->hit = NULL;
 	task->nint = 0;
+	task->areas = NULL;
 	ListPush(&p->input, task, 0);
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);

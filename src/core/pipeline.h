@@ -16,7 +16,8 @@
  * intersect (exactly PostGIS's &&), compute the pairs no device can take
  * (non-rectilinear or non-integer shapes) themselves, and queue the task
  * for the aggregator.  The single aggregator assembles device batches from
- * several queued tasks.  Migration (config.migration):
+ * several queued tasks; the CPU threads account the device's results.
+ * Migration (config.migration):
  *  - device congested: when a filter thread finds the aggregator buffer
  *    full, it computes the smallest queued task on the CPU instead of
  *    waiting (the paper's GPU-to-CPU migration);
@@ -64,6 +65,7 @@ typedef struct PbTask
 	/* filled by the pipeline */
 	PbBatch		batch;			/* the task's own copy of its shapes, then pairs */
 	uint32_t	nint;			/* pairs [0, nint) are device-eligible */
+	double	   *areas;			/* their areas, when the device computed them */
 	uint8_t    *hit;			/* per shape of the task */
 	struct PbTask *next;
 } PbTask;

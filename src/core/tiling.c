@@ -20,42 +20,45 @@ Boundaries(const PbAllocator *mem, double lo, double hi, uint32_t n)
 	return b;
 }
 
-/* First cell i (of n) with lo < b[i + 1]: the first cell a box from lo meets. */
+/* Where v falls among n equal cells over [lo, hi]: a guess, clamped to a cell. */
 static uint32_t
-FirstCell(const double *b, uint32_t n, double lo)
+Guess(double v, double lo, double hi, uint32_t n)
 {
-	uint32_t	l = 0,
-				h = n - 1;
+	double		g = (v - lo) / (hi - lo) * n;
 
-	while (l < h)
-	{
-		uint32_t	m = (l + h) / 2;
-
-		if (lo < b[m + 1])
-			h = m;
-		else
-			l = m + 1;
-	}
-	return l;
+	if (!(g > 0))
+		return 0;				/* below, or NaN from a degenerate extent */
+	return g >= n - 1 ? n - 1 : (uint32_t) g;
 }
 
-/* Last cell i (of n) with b[i] <= hi: the last cell a box to hi meets. */
+/*
+ * First cell i (of n, boundaries b) with v < b[i + 1]: the first cell a
+ * box starting at v meets.  The guess is corrected against the boundaries
+ * themselves, so rounding in the guess never matters.
+ */
 static uint32_t
-LastCell(const double *b, uint32_t n, double hi)
+FirstCell(const double *b, uint32_t n, double v, double lo, double hi)
 {
-	uint32_t	l = 0,
-				h = n - 1;
+	uint32_t	i = Guess(v, lo, hi, n);
 
-	while (l < h)
-	{
-		uint32_t	m = (l + h + 1) / 2;
+	while (i > 0 && v < b[i])
+		i--;
+	while (i < n - 1 && !(v < b[i + 1]))
+		i++;
+	return i;
+}
 
-		if (b[m] <= hi)
-			l = m;
-		else
-			h = m - 1;
-	}
-	return l;
+/* Last cell i (of n) with b[i] <= v: the last cell a box ending at v meets. */
+static uint32_t
+LastCell(const double *b, uint32_t n, double v, double lo, double hi)
+{
+	uint32_t	i = Guess(v, lo, hi, n);
+
+	while (i > 0 && !(b[i] <= v))
+		i--;
+	while (i < n - 1 && b[i + 1] <= v)
+		i++;
+	return i;
 }
 
 /* Choose the grid: about cells cells, shaped like the extent. */
@@ -125,10 +128,10 @@ PbTileGrid(PbTiling *tl, const PbBatch *b, const uint8_t *in_a, uint32_t per_til
 
 			if (b->shapes[i].kind == PB_SHAPE_EMPTY)
 				continue;
-			x0 = FirstCell(bx, tl->nx, fbox[i].xmin);
-			x1 = LastCell(bx, tl->nx, fbox[i].xmax);
-			y0 = FirstCell(by, tl->ny, fbox[i].ymin);
-			y1 = LastCell(by, tl->ny, fbox[i].ymax);
+			x0 = FirstCell(bx, tl->nx, fbox[i].xmin, ext.xmin, ext.xmax);
+			x1 = LastCell(bx, tl->nx, fbox[i].xmax, ext.xmin, ext.xmax);
+			y0 = FirstCell(by, tl->ny, fbox[i].ymin, ext.ymin, ext.ymax);
+			y1 = LastCell(by, tl->ny, fbox[i].ymax, ext.ymin, ext.ymax);
 			for (uint32_t y = y0; y <= y1; y++)
 				for (uint32_t x = x0; x <= x1; x++)
 				{

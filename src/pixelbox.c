@@ -84,7 +84,7 @@ _PG_init(void)
 							 &pb_force_ewkb, false,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("pixelbox.cpu_threads",
-							"CPU threads pb_compare_sets and pb_compare_files compute areas on.",
+							"CPU threads of the pipeline (pb_compare_sets, pb_compare_files).",
 							"0 means one per CPU of the server; 1 computes in the backend alone.",
 							&pb_cpu_threads, 0, 0, 256,
 							PGC_USERSET, 0, NULL, NULL, NULL);

@@ -108,6 +108,7 @@ PbRunFeed(PbRun *r, PbTask *t)
 	{
 		RunCleanup(r);
 		CHECK_FOR_INTERRUPTS();
+		elog(ERROR, "%s: the pipeline stopped without a cancel", r->caller);
 	}
 	r->tasks++;
 }

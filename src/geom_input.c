@@ -96,3 +96,23 @@ PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,
 				 errmsg("%s: Operation on mixed SRID geometries (%d != %d)",
 						caller, sa, sb)));
 }
+
+/*
+ * Every polygon of an aggregate must have one SRID: the first one seen is
+ * kept in *srid (*has_srid set), later ones must equal it (PostGIS's
+ * mixed-SRID error otherwise).
+ */
+void
+PbCheckSetSrid(int32_t *srid, bool *has_srid, int32_t next, const char *caller)
+{
+	if (!*has_srid)
+	{
+		*srid = next;
+		*has_srid = true;
+	}
+	else if (next != *srid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: Operation on mixed SRID geometries (%d != %d)",
+						caller, *srid, next)));
+}

@@ -64,6 +64,8 @@ extern uint32_t PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno,
 									PbBatch *batch, const char *caller);
 extern void PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,
 							const char *caller);
+extern void PbCheckSetSrid(int32_t *srid, bool *has_srid, int32_t next,
+						   const char *caller);
 
 /* device.c: the GPU side of the aggregates */
 extern void PbGpuForget(const void *owner);

@@ -64,22 +64,6 @@ SetsTag(SetsState *s, uint32 shape, bool in_a)
 	s->in_a[shape] = in_a ? 1 : 0;
 }
 
-/* Every polygon must have one SRID (PostGIS's mixed-SRID error otherwise). */
-static void
-SetsCheckSrid(SetsState *s, int32 srid, const char *caller)
-{
-	if (!s->has_srid)
-	{
-		s->srid = srid;
-		s->has_srid = true;
-	}
-	else if (srid != s->srid)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: Operation on mixed SRID geometries (%d != %d)",
-						caller, s->srid, srid)));
-}
-
 /* The batch polygons are decoded into (then given to PbSetsAdd). */
 PbBatch *
 PbSetsBatch(SetsState *s)
@@ -91,7 +75,7 @@ PbSetsBatch(SetsState *s)
 void
 PbSetsAdd(SetsState *s, uint32 shape, bool in_a, const char *caller)
 {
-	SetsCheckSrid(s, s->batch.shapes[shape].srid, caller);
+	PbCheckSetSrid(&s->srid, &s->has_srid, s->batch.shapes[shape].srid, caller);
 	SetsTag(s, shape, in_a);
 }
 
@@ -124,7 +108,7 @@ SetsAppend(SetsState *dst, const SetsState *src)
 	uint32		base = d->nshapes;
 
 	if (src->has_srid)
-		SetsCheckSrid(dst, src->srid, "pb_compare_sets");
+		PbCheckSetSrid(&dst->srid, &dst->has_srid, src->srid, "pb_compare_sets");
 	PbBatchAppend(d, b);
 	for (uint32 i = 0; i < b->nshapes; i++)
 		SetsTag(dst, base + i, src->in_a[i]);

@@ -254,16 +254,7 @@ pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 	}
 	ThawTile(s, e);
 	shape = PbDecodeGeometryArg(fcinfo, 1, e->batch, "pb_compare_sets");
-	if (!s->has_srid)
-	{
-		s->srid = e->batch->shapes[shape].srid;
-		s->has_srid = true;
-	}
-	else if (e->batch->shapes[shape].srid != s->srid)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("pb_compare_sets: Operation on mixed SRID geometries (%d != %d)",
-						s->srid, e->batch->shapes[shape].srid)));
+	PbCheckSetSrid(&s->srid, &s->has_srid, e->batch->shapes[shape].srid, "pb_compare_sets");
 	GrowTile(s, e, shape + 1);
 	if (s->nshapes == s->cap_shapes)
 	{

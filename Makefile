@@ -2,14 +2,15 @@
 # found (NVCC=... to choose, NVCC= to build CPU-only); the CUDA runtime is
 # linked statically so the module loads on machines without a GPU driver.
 
-EXTENSION = pixelbox
+EXTENSION = pixelbox pixelbox_raster
 MODULE_big = pixelbox
-DATA = $(wildcard sql/pixelbox--*.sql)
+DATA = $(wildcard sql/pixelbox--*.sql sql/pixelbox_raster--*.sql)
 
 CORE_SRCS = $(wildcard src/core/*.c)
 GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/pair_functions.c \
 	src/compare_agg.c src/device.c src/set_compare.c src/file_input.c \
-	src/pipeline_run.c src/tile_compare.c
+	src/pipeline_run.c src/tile_compare.c src/raster_io.c src/raster_run.c \
+	src/raster_functions.c
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -23,7 +24,7 @@ CUDA_SRCS = $(wildcard cuda/*.cu)
 CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
 SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 else
-GLUE_SRCS += src/gpu_none.c
+GLUE_SRCS += src/gpu_none.c src/raster_gpu_none.c
 CUDA_OBJS =
 endif
 
@@ -36,7 +37,8 @@ PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
 REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress --no-locale
 
-EXTRA_CLEAN = build tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu
+EXTRA_CLEAN = build tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu \
+	bench/bench_raster
 
 # no LLVM bitcode: JIT inlining of this module is not worth a clang dependency
 override with_llvm = no
@@ -45,7 +47,7 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu cuda/pb_gpu.h cuda/gpu_layout.h
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) src/core/pb_core.h src/core/pb_raster.h
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 # every object depends on every header (few, small): no stale struct layouts

@@ -246,3 +246,31 @@ CREATE FUNCTION pb_compare_files(files_a text[], files_b text[]) RETURNS pb_set_
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pb_compare_files(text[], text[]) IS
 	'pb_compare_sets over two lists of polygon text files on the server (a directory stands for all its files), without loading them. Superusers and pg_read_server_files only.';
+
+-- Raster operations on raster WKB (ST_AsWKB(raster) / ST_RastFromWKB) ------------
+-- The raster-typed forms are in the pixelbox_raster extension; these work
+-- without postgis_raster.
+
+CREATE FUNCTION pb_reconstruct(marker bytea, mask bytea, connectivity int DEFAULT 8,
+							   method text DEFAULT 'dilation', band int DEFAULT 1)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'pb_reconstruct_wkb'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_reconstruct(bytea, bytea, int, text, int) IS
+	'Gray-scale morphological reconstruction of marker under mask (method dilation) or above it (erosion), 4- or 8-connected, on one band of two aligned raster WKBs (1BB, 8BUI, 16BUI, 32BF). A marker crossing the mask is clipped to it; nodata and NaN mask pixels are walls. Returns a raster WKB on the same grid.';
+
+CREATE FUNCTION pb_fill_holes(image bytea, connectivity int DEFAULT 4, band int DEFAULT 1)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'pb_fill_holes_wkb'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_fill_holes(bytea, int, int) IS
+	'Fill the holes of one band of a raster WKB: every dark region not reached from the image border (by a flood of the given connectivity) is raised to its surroundings (reconstruction by erosion from the border).';
+
+CREATE FUNCTION pb_distance_transform(mask bytea, band int DEFAULT 1,
+									  spacing float8[] DEFAULT NULL,
+									  with_index boolean DEFAULT false)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'pb_distance_transform_wkb'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_distance_transform(bytea, int, float8[], boolean) IS
+	'Exact Euclidean distance of every nonzero pixel of one band of a raster WKB to the nearest zero or nodata pixel, as a 32BF raster WKB on the same grid (spacing: {row step, column step}, default {1,1}); with_index adds the column and row (1-based) of that nearest pixel as bands 2 and 3.';

@@ -318,3 +318,42 @@ PbGpuPipeFailed(const char *why, const char *caller)
 	}
 	WarnFallback(caller, why);
 }
+
+/*
+ * Decide whether a raster operation runs on the GPU: as for the aggregates
+ * (pixelbox.device, parallel workers on the CPU, an error when device =
+ * gpu and there is none), probing the device once per backend.  The raster
+ * kernels allocate per call, so no handle is opened here.  An injected
+ * fault gives its one WARNING and the CPU.
+ */
+bool
+PbGpuRasterWanted(const char *caller)
+{
+	static bool probed;
+
+	if (pb_device == PB_DEVICE_CPU || IsParallelWorker())
+		return false;
+	if (pb_gpu_fault != PB_FAULT_NONE)
+	{
+		WarnFallback(caller, "injected failure (pixelbox.gpu_fault)");
+		return false;
+	}
+	if (!probed && gpu == NULL &&
+		PbGpuProbe(gpu_absent_reason, sizeof(gpu_absent_reason)) == 0)
+		gpu_absent = true;
+	probed = true;
+	if (gpu_absent && pb_device == PB_DEVICE_GPU)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: pixelbox.device is \"gpu\" but no GPU can be used", caller),
+				 errdetail("%s", gpu_absent_reason),
+				 errhint("Set pixelbox.device to 'auto' or 'cpu'.")));
+	return !gpu_absent;
+}
+
+/* A raster kernel failed: one WARNING; the caller computes on the CPU. */
+void
+PbGpuRasterFailed(const char *caller, const char *why)
+{
+	WarnFallback(caller, why);
+}

@@ -75,6 +75,10 @@ extern PbGpuStart PbGpuStartBatch(const void *owner, const PbBatch *b,
 								  const char *caller);
 extern const int64_t *PbGpuFinishBatch(const void *owner, const char *caller);
 
+/* device.c: the GPU for the raster operations */
+extern bool PbGpuRasterWanted(const char *caller);
+extern void PbGpuRasterFailed(const char *caller, const char *why);
+
 /* device.c: the GPU as a pipeline run's device */
 struct PbPipeDevice;
 extern bool PbGpuPipeDevice(const void *owner, struct PbPipeDevice *dev, const char *caller);

@@ -120,4 +120,10 @@
 #define PB_GPU_TESTS(X)
 #endif
 
+/* the raster core and kernels: one list per test file */
+#include "tests_raster.h"
+#include "tests_recon.h"
+#include "tests_edt.h"
+#include "tests_raster_gpu.h"
+
 #endif							/* PB_TESTS_H */

@@ -1,0 +1,62 @@
+/*
+ * pb_raster_gpu.h: the plain C interface to pixelbox's raster kernels
+ * (morphological reconstruction by irregular wavefront propagation, exact
+ * Euclidean distance transform).  No PostgreSQL and no CUDA types here.
+ * Built from the .cu files of cuda/ when nvcc is present, from src/raster_gpu_none.c
+ * otherwise (every call then fails with a reason).
+ *
+ * Each call is synchronous for the caller but polls (on the calling thread)
+ * between kernel rounds, so a cancel is answered within about a second.
+ * Device memory is allocated per call within memory_budget bytes; images
+ * that do not fit are processed in tiles (with border propagation between
+ * them for reconstruction), giving the same result as an untiled run.
+ * Results are identical to the CPU functions of src/core/pb_raster.h.
+ *
+ * Return: 0 done, 1 stopped by poll (output unspecified), -1 failure with
+ * a reason in err (the caller computes on the CPU instead).
+ */
+#ifndef PB_RASTER_GPU_H
+#define PB_RASTER_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../src/core/pb_raster.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+/* What the last call did, for reports and benchmarks. */
+typedef struct PbRasterGpuStats
+{
+	int			tiles;			/* tiles the image was cut into (1: whole image) */
+	int			rounds;			/* kernel rounds (propagation passes, re-runs) */
+	int			overflows;		/* queue overflows handled by re-running */
+	double		kernel_ms;		/* device time of the kernels */
+	double		transfer_ms;	/* host<->device copies */
+} PbRasterGpuStats;
+
+/*
+ * Like PbReconstructCpu (marker already clipped to mask), on the GPU.  On
+ * failure or stop, every pixel of marker holds its input value or a value
+ * the propagation reached (a partial reconstruction, which the CPU can
+ * finish: reconstruction from it gives the same result).
+ */
+int			PbGpuReconstruct(PbImage *marker, const PbImage *mask,
+							 int connectivity, PbReconOp op,
+							 size_t memory_budget, PbPollFn poll, void *poll_arg,
+							 PbRasterGpuStats *stats, char *err, size_t err_len);
+
+/* Like PbDistanceCpu, on the GPU. */
+int			PbGpuDistance(const uint8_t *fg, int32_t width, int32_t height,
+						  double sy, double sx, float *dist, int64_t *nearest,
+						  size_t memory_budget, PbPollFn poll, void *poll_arg,
+						  PbRasterGpuStats *stats, char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* PB_RASTER_GPU_H */

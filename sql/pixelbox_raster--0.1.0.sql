@@ -1,0 +1,51 @@
+-- pixelbox_raster: the raster-typed forms of pixelbox's raster operations.
+-- Each passes its rasters to pixelbox's raster WKB function of the same name
+-- through ST_AsWKB / ST_RastFromWKB (the documented raster WKB), so the
+-- result keeps the input's georeference and SRID.  PostGIS and pixelbox are
+-- found through their extensions' schemas, not through search_path.
+
+\echo Use "CREATE EXTENSION pixelbox_raster" to load this file. \quit
+
+DO $install$
+DECLARE
+	rt text := (SELECT quote_ident(n.nspname) FROM pg_extension e
+				JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'postgis_raster');
+	pb text := (SELECT quote_ident(n.nspname) FROM pg_extension e
+				JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pixelbox');
+BEGIN
+	EXECUTE format($f$
+		CREATE FUNCTION pb_reconstruct(marker %1$s.raster, mask %1$s.raster,
+									   connectivity int DEFAULT 8,
+									   method text DEFAULT 'dilation', band int DEFAULT 1)
+			RETURNS %1$s.raster
+			LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+			AS 'SELECT %1$s.ST_RastFromWKB(%2$s.pb_reconstruct(%1$s.ST_AsWKB(marker),
+					%1$s.ST_AsWKB(mask), connectivity, method, band))'$f$, rt, pb);
+	EXECUTE format($f$
+		COMMENT ON FUNCTION pb_reconstruct(%1$s.raster, %1$s.raster, int, text, int) IS
+		'Gray-scale morphological reconstruction of marker under mask (method dilation) or above it (erosion), 4- or 8-connected, on one band of two aligned rasters (1BB, 8BUI, 16BUI, 32BF), on the GPU when there is one. A marker crossing the mask is clipped to it; nodata and NaN mask pixels are walls.'$f$, rt);
+
+	EXECUTE format($f$
+		CREATE FUNCTION pb_fill_holes(image %1$s.raster, connectivity int DEFAULT 4,
+									  band int DEFAULT 1)
+			RETURNS %1$s.raster
+			LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+			AS 'SELECT %1$s.ST_RastFromWKB(%2$s.pb_fill_holes(%1$s.ST_AsWKB(image),
+					connectivity, band))'$f$, rt, pb);
+	EXECUTE format($f$
+		COMMENT ON FUNCTION pb_fill_holes(%1$s.raster, int, int) IS
+		'Fill the holes of one band of a raster: every dark region not reached from the border by a flood of the given connectivity is raised to its surroundings (reconstruction by erosion).'$f$, rt);
+
+	EXECUTE format($f$
+		CREATE FUNCTION pb_distance_transform(mask %1$s.raster, band int DEFAULT 1,
+											  spacing float8[] DEFAULT NULL,
+											  with_index boolean DEFAULT false)
+			RETURNS %1$s.raster
+			LANGUAGE sql IMMUTABLE PARALLEL SAFE
+			AS 'SELECT %1$s.ST_RastFromWKB(%2$s.pb_distance_transform(%1$s.ST_AsWKB(mask),
+					band, spacing, with_index))'$f$, rt, pb);
+	EXECUTE format($f$
+		COMMENT ON FUNCTION pb_distance_transform(%1$s.raster, int, float8[], boolean) IS
+		'Exact Euclidean distance of every nonzero pixel of one band to the nearest zero or nodata pixel, as a 32BF raster on the same grid (spacing: {row step, column step}, default {1,1}); with_index adds the column and row (1-based) of that pixel as bands 2 and 3.'$f$, rt);
+END
+$install$;

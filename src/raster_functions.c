@@ -1,0 +1,281 @@
+/*
+ * raster_functions.c: the SQL raster operations on raster WKB (bytea):
+ * pb_reconstruct, pb_fill_holes, pb_distance_transform.  They are what the
+ * pixelbox_raster extension's raster-typed functions call, and they work
+ * without postgis_raster (tests on the GPU machine use them directly).
+ *
+ * Nodata: a nodata (or NaN) pixel of the mask is a wall: nothing
+ * propagates into or through it and it keeps its value in the result; a
+ * nodata marker pixel seeds nothing.  For the distance transform nodata
+ * pixels are background.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+#include "raster_glue.h"
+
+PG_FUNCTION_INFO_V1(pb_reconstruct_wkb);
+PG_FUNCTION_INFO_V1(pb_fill_holes_wkb);
+PG_FUNCTION_INFO_V1(pb_distance_transform_wkb);
+
+/* Check a connectivity argument. */
+static int
+Connectivity(int32 c, const char *caller)
+{
+	if (c != 4 && c != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: connectivity must be 4 or 8, not %d", caller, c)));
+	return c;
+}
+
+/*
+ * The value that never propagates under op: the lowest of the type for
+ * dilation, the highest for erosion.
+ */
+static double
+WallValue(PbPixType type, PbReconOp op)
+{
+	bool		high = op == PB_RECON_ERODE;
+
+	switch (type)
+	{
+		case PB_PIX_1BB:
+			return high ? 1 : 0;
+		case PB_PIX_8BUI:
+			return high ? 255 : 0;
+		case PB_PIX_16BUI:
+			return high ? 65535 : 0;
+		case PB_PIX_32BF:
+			return high ? INFINITY : -INFINITY;
+	}
+	return 0;
+}
+
+/* Pixel i of an image, as a double. */
+static double
+GetPixel(const PbImage *im, int64 i)
+{
+	switch (im->type)
+	{
+		case PB_PIX_16BUI:
+			return ((const uint16 *) im->data)[i];
+		case PB_PIX_32BF:
+			return ((const float *) im->data)[i];
+		default:
+			return ((const uint8 *) im->data)[i];
+	}
+}
+
+/* Set pixel i of an image from a double (a value of its type). */
+static void
+SetPixel(PbImage *im, int64 i, double v)
+{
+	switch (im->type)
+	{
+		case PB_PIX_16BUI:
+			((uint16 *) im->data)[i] = (uint16) v;
+			break;
+		case PB_PIX_32BF:
+			((float *) im->data)[i] = (float) v;
+			break;
+		default:
+			((uint8 *) im->data)[i] = (uint8) v;
+			break;
+	}
+}
+
+/*
+ * Reconstruct marker (read from its WKB) under mask, walls at the mask's
+ * nodata pixels, and return the result on the marker's grid with the
+ * mask's nodata pixels and value.
+ */
+static bytea *
+Reconstruct(PbRasterArg *marker, PbRasterArg *mask, int connectivity,
+			PbReconOp op, const char *caller)
+{
+	int64		npix = (int64) mask->img.width * mask->img.height;
+	double		wall = WallValue(mask->img.type, op);
+	float	   *saved = NULL;	/* the mask's own values at its nodata pixels */
+	const void *pixels[1];
+	bool		has_nodata = mask->has_nodata;
+
+	if (marker->is_nodata)
+		for (int64 i = 0; i < npix; i++)
+			if (marker->is_nodata[i])
+				SetPixel(&marker->img, i, wall);
+	if (mask->is_nodata)
+	{
+		saved = PbHugeAlloc(sizeof(float) * (size_t) npix);
+		for (int64 i = 0; i < npix; i++)
+			if (mask->is_nodata[i])
+			{
+				saved[i] = (float) GetPixel(&mask->img, i);
+				SetPixel(&mask->img, i, wall);
+			}
+	}
+	if (PbReconClip(&marker->img, &mask->img, op) != PB_R_OK)
+		elog(ERROR, "%s: marker and mask images do not match", caller);
+	PbRunReconstruct(&marker->img, &mask->img, connectivity, op, caller);
+	if (mask->is_nodata)
+		for (int64 i = 0; i < npix; i++)
+			if (mask->is_nodata[i])
+				SetPixel(&marker->img, i, saved[i]);
+	pixels[0] = marker->img.data;
+	return PbRasterResult(&marker->h, 1, &mask->wkb_type, &has_nodata,
+						  &mask->nodata, pixels, caller);
+}
+
+/*
+ * pb_reconstruct(marker bytea, mask bytea, connectivity int, method text,
+ * band int): gray-scale reconstruction by dilation or erosion.
+ */
+Datum
+pb_reconstruct_wkb(PG_FUNCTION_ARGS)
+{
+	const char *caller = "pb_reconstruct";
+	int			connectivity = Connectivity(PG_GETARG_INT32(2), caller);
+	char	   *method = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	int			band = PG_GETARG_INT32(4);
+	PbReconOp	op;
+	PbRasterArg marker,
+				mask;
+
+	if (strcmp(method, "dilation") == 0)
+		op = PB_RECON_DILATE;
+	else if (strcmp(method, "erosion") == 0)
+		op = PB_RECON_ERODE;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: method must be 'dilation' or 'erosion', not '%s'",
+						caller, method)));
+	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "marker", caller, &marker);
+	PbReadRasterArg(PG_GETARG_BYTEA_PP(1), band, "mask", caller, &mask);
+	PbCheckSameGrid(&marker, &mask, caller);
+	PG_RETURN_BYTEA_P(Reconstruct(&marker, &mask, connectivity, op, caller));
+}
+
+/*
+ * pb_fill_holes(image bytea, connectivity int, band int): reconstruction by
+ * erosion of the image from its border, which fills every dark region (a
+ * hole) that does not reach the border; connectivity is that of the
+ * flood from the border.
+ */
+Datum
+pb_fill_holes_wkb(PG_FUNCTION_ARGS)
+{
+	const char *caller = "pb_fill_holes";
+	int			connectivity = Connectivity(PG_GETARG_INT32(1), caller);
+	int			band = PG_GETARG_INT32(2);
+	PbRasterArg image,
+				marker;
+	int32		w,
+				h;
+	double		top;
+	size_t		bytes;
+
+	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "image", caller, &image);
+	w = image.img.width;
+	h = image.img.height;
+	top = WallValue(image.img.type, PB_RECON_ERODE);
+	marker = image;
+	marker.what = "marker";
+	marker.is_nodata = NULL;
+	bytes = (size_t) w * h * PbPixSize(image.img.type);
+	marker.img.data = PbHugeAlloc(bytes);
+	memcpy(marker.img.data, image.img.data, bytes);
+	for (int32 y = 1; y < h - 1; y++)
+		for (int32 x = 1; x < w - 1; x++)
+			SetPixel(&marker.img, (int64) y * w + x, top);
+	PG_RETURN_BYTEA_P(Reconstruct(&marker, &image, connectivity, PB_RECON_ERODE, caller));
+}
+
+/* Read the spacing argument: NULL or {row step, column step}, both > 0. */
+static void
+Spacing(FunctionCallInfo fcinfo, int argno, double *sy, double *sx, const char *caller)
+{
+	ArrayType  *a;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	*sy = *sx = 1.0;
+	if (PG_ARGISNULL(argno))
+		return;
+	a = PG_GETARG_ARRAYTYPE_P(argno);
+	deconstruct_array(a, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &n);
+	if (n != 2 || nulls[0] || nulls[1] ||
+		!(DatumGetFloat8(elems[0]) > 0) || !(DatumGetFloat8(elems[1]) > 0) ||
+		isinf(DatumGetFloat8(elems[0])) || isinf(DatumGetFloat8(elems[1])))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: spacing must hold two positive numbers: the row step and the column step",
+						caller)));
+	*sy = DatumGetFloat8(elems[0]);
+	*sx = DatumGetFloat8(elems[1]);
+}
+
+/*
+ * pb_distance_transform(mask bytea, band int, spacing float8[], with_index
+ * bool): the exact Euclidean distance of every nonzero pixel to the
+ * nearest zero (or nodata) pixel, as a 32BF band; with_index adds two
+ * 32BSI bands holding the column and the row (1-based, as ST_Value counts)
+ * of that nearest pixel, 0 (nodata) when the image has none.
+ */
+Datum
+pb_distance_transform_wkb(PG_FUNCTION_ARGS)
+{
+	const char *caller = "pb_distance_transform";
+	PbRasterArg mask;
+	int			band;
+	bool		with_index;
+	double		sy,
+				sx;
+	int64		npix;
+	uint8	   *fg;
+	float	   *dist;
+	int64	   *nearest = NULL;
+	int32	   *col = NULL,
+			   *row = NULL;
+	int			types[3] = {PB_WKB_32BF, PB_WKB_32BSI, PB_WKB_32BSI};
+	bool		has_nodata[3] = {false, true, true};
+	double		nodata[3] = {0, 0, 0};
+	const void *pixels[3];
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
+		PG_RETURN_NULL();
+	band = PG_GETARG_INT32(1);
+	with_index = PG_GETARG_BOOL(3);
+	Spacing(fcinfo, 2, &sy, &sx, caller);
+	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "mask", caller, &mask);
+	npix = (int64) mask.img.width * mask.img.height;
+	fg = PbHugeAlloc((size_t) npix);
+	for (int64 i = 0; i < npix; i++)
+		fg[i] = GetPixel(&mask.img, i) != 0 && !(mask.is_nodata && mask.is_nodata[i]);
+	dist = PbHugeAlloc(sizeof(float) * (size_t) npix);
+	if (with_index)
+		nearest = PbHugeAlloc(sizeof(int64) * (size_t) npix);
+	PbRunDistance(fg, mask.img.width, mask.img.height, sy, sx, dist, nearest, caller);
+	pixels[0] = dist;
+	if (with_index)
+	{
+		col = PbHugeAlloc(sizeof(int32) * (size_t) npix);
+		row = PbHugeAlloc(sizeof(int32) * (size_t) npix);
+		for (int64 i = 0; i < npix; i++)
+		{
+			col[i] = nearest[i] < 0 ? 0 : (int32) (nearest[i] % mask.img.width) + 1;
+			row[i] = nearest[i] < 0 ? 0 : (int32) (nearest[i] / mask.img.width) + 1;
+		}
+		pixels[1] = col;
+		pixels[2] = row;
+	}
+	PG_RETURN_BYTEA_P(PbRasterResult(&mask.h, with_index ? 3 : 1, types, has_nodata,
+									 nodata, pixels, caller));
+}

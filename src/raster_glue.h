@@ -1,0 +1,42 @@
+/*
+ * raster_glue.h: declarations shared by the raster glue files (raster WKB
+ * arguments and results, running an operation on the GPU or the CPU).
+ */
+#ifndef PB_RASTER_GLUE_H
+#define PB_RASTER_GLUE_H
+
+#include "pixelbox.h"
+#include "core/raster_wkb.h"
+
+/* One band of a raster WKB argument, read into compute-type pixels. */
+typedef struct PbRasterArg
+{
+	const char *what;			/* "marker", "mask", "image": for messages */
+	PbRasterHeader h;
+	int			band;			/* 1-based */
+	int			wkb_type;
+	bool		has_nodata;
+	double		nodata;
+	PbImage		img;			/* pixels in the compute type (palloc'd, huge) */
+	uint8	   *is_nodata;		/* per pixel, or NULL when no pixel is nodata */
+} PbRasterArg;
+
+/* raster_io.c */
+extern void PbReadRasterArg(bytea *wkb, int band, const char *what,
+							const char *caller, PbRasterArg *out);
+extern void PbCheckSameGrid(const PbRasterArg *a, const PbRasterArg *b,
+							const char *caller);
+extern bytea *PbRasterResult(const PbRasterHeader *h, int nbands,
+							 const int *wkb_types, const bool *has_nodata,
+							 const double *nodata, const void *const *pixels,
+							 const char *caller);
+extern void *PbHugeAlloc(size_t size);
+
+/* raster_run.c */
+extern void PbRunReconstruct(PbImage *marker, const PbImage *mask,
+							 int connectivity, PbReconOp op, const char *caller);
+extern void PbRunDistance(const uint8 *fg, int32 width, int32 height,
+						  double sy, double sx, float *dist, int64 *nearest,
+						  const char *caller);
+
+#endif							/* PB_RASTER_GLUE_H */

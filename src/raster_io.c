@@ -1,0 +1,137 @@
+/*
+ * raster_io.c: raster WKB arguments and results of the raster functions.
+ * Every check a user can trip (malformed WKB, missing band, out-of-db
+ * band, unsupported pixel type, empty raster, rasters on different grids)
+ * raises a clear error naming the function and the argument.
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "raster_glue.h"
+
+/* palloc for images: any size (above 1 GB too), in the current context. */
+void *
+PbHugeAlloc(size_t size)
+{
+	return MemoryContextAllocHuge(CurrentMemoryContext, size ? size : 1);
+}
+
+/* Read band number band of a raster WKB argument, checking everything. */
+void
+PbReadRasterArg(bytea *wkb, int band, const char *what, const char *caller,
+				PbRasterArg *out)
+{
+	const uint8 *p = (const uint8 *) VARDATA_ANY(wkb);
+	size_t		len = VARSIZE_ANY_EXHDR(wkb);
+	PbRasterBand rb;
+	PbError		err;
+	PbPixType	type;
+	int64		npix;
+	uint8	   *nd;
+
+	memset(out, 0, sizeof(*out));
+	out->what = what;
+	if (!PbRasterParseHeader(p, len, &out->h, &err))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("%s: %s is not a valid raster WKB: %s", caller, what, err.message),
+				 errhint("Pass rasters as ST_AsWKB(raster).")));
+	if (out->h.width == 0 || out->h.height == 0 || out->h.nbands == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s is an empty raster (%dx%d pixels, %d bands)",
+						caller, what, out->h.width, out->h.height, out->h.nbands)));
+	if (band < 1 || band > out->h.nbands)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s has no band %d (it has %d)", caller, what, band,
+						out->h.nbands)));
+	if (!PbRasterGetBand(p, len, band, &rb, &err))
+		elog(ERROR, "%s: band %d of %s: %s", caller, band, what, err.message);
+	if (rb.offline)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: band %d of %s is out-of-db", caller, band, what),
+				 errhint("Load the raster in-db (raster2pgsql without -R).")));
+	if (!PbRasterComputeType(rb.wkb_type, &type))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: band %d of %s has pixel type %s, which is not supported",
+						caller, band, what, PbWkbPixName(rb.wkb_type)),
+				 errhint("Supported pixel types: 1BB, 8BUI, 16BUI, 32BF.")));
+	out->band = band;
+	out->wkb_type = rb.wkb_type;
+	out->has_nodata = rb.has_nodata;
+	out->nodata = rb.nodata;
+	out->img.width = out->h.width;
+	out->img.height = out->h.height;
+	out->img.type = type;
+	npix = (int64) out->h.width * out->h.height;
+	out->img.data = PbHugeAlloc((size_t) npix * PbPixSize(type));
+	nd = PbHugeAlloc((size_t) npix);
+	if (PbRasterReadBand(&rb, npix, out->img.data, nd) > 0)
+		out->is_nodata = nd;
+	else
+		pfree(nd);
+}
+
+/* Rasters combined pixel by pixel must share size, georeference and SRID. */
+void
+PbCheckSameGrid(const PbRasterArg *a, const PbRasterArg *b, const char *caller)
+{
+	const PbRasterHeader *x = &a->h,
+			   *y = &b->h;
+
+	if (x->width != y->width || x->height != y->height)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s and %s differ in size (%dx%d and %dx%d)", caller,
+						a->what, b->what, x->width, x->height, y->width, y->height)));
+	if (x->srid != y->srid)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s and %s have different SRIDs (%d and %d)", caller,
+						a->what, b->what, x->srid, y->srid)));
+	if (x->scale_x != y->scale_x || x->scale_y != y->scale_y ||
+		x->skew_x != y->skew_x || x->skew_y != y->skew_y ||
+		x->ul_x != y->ul_x || x->ul_y != y->ul_y)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s and %s are not aligned", caller, a->what, b->what),
+				 errdetail("Upper left (%g, %g) and (%g, %g), scale (%g, %g) and (%g, %g), skew (%g, %g) and (%g, %g).",
+						   x->ul_x, x->ul_y, y->ul_x, y->ul_y, x->scale_x, x->scale_y,
+						   y->scale_x, y->scale_y, x->skew_x, x->skew_y, y->skew_x, y->skew_y)));
+	if (a->wkb_type != b->wkb_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s is %s but %s is %s", caller, a->what,
+						PbWkbPixName(a->wkb_type), b->what, PbWkbPixName(b->wkb_type)),
+				 errhint("Cast one band to the other's pixel type (ST_Reclass or ST_MapAlgebra).")));
+}
+
+/* A raster WKB bytea with h's georeference and the given bands. */
+bytea *
+PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
+			   const bool *has_nodata, const double *nodata,
+			   const void *const *pixels, const char *caller)
+{
+	size_t		size = PbRasterWkbSize(h, nbands, wkb_types);
+	int64		npix = (int64) h->width * h->height;
+	bytea	   *out;
+	uint8	   *p;
+
+	if (size > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: the result raster would take %zu bytes, more than a value may hold (1 GB)",
+						caller, size),
+				 errhint("Cut the raster into tiles (ST_Tile).")));
+	out = palloc(size + VARHDRSZ);
+	SET_VARSIZE(out, size + VARHDRSZ);
+	p = PbRasterWriteHeader((uint8 *) VARDATA(out), h, nbands);
+	for (int b = 0; b < nbands; b++)
+		p = PbRasterWriteBand(p, wkb_types[b], has_nodata[b], nodata[b], pixels[b], npix);
+	Assert(p == (uint8 *) VARDATA(out) + size);
+	return out;
+}

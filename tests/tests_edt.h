@@ -1,0 +1,19 @@
+/*
+ * tests_edt.h: the tests of tests/test_edt.c, in the order they run.
+ */
+#ifndef PB_TESTS_EDT_H
+#define PB_TESTS_EDT_H
+
+#define PB_EDT_TESTS(X) \
+	X(test_edt_random_vs_brute) \
+	X(test_edt_line_shapes) \
+	X(test_edt_sparse_large) \
+	X(test_edt_all_background) \
+	X(test_edt_all_foreground) \
+	X(test_edt_corner_pixel) \
+	X(test_edt_power_of_two_spacing) \
+	X(test_edt_threads_agree) \
+	X(test_edt_poll_stop) \
+	X(test_edt_badarg)
+
+#endif

@@ -1,0 +1,14 @@
+/*
+ * tests_raster.h: the tests of tests/test_raster.c (raster WKB), in order.
+ */
+#ifndef PB_TESTS_RASTER_H
+#define PB_TESTS_RASTER_H
+
+#define PB_RASTER_TESTS(X) \
+	X(test_raster_wkb_postgis_8bui) \
+	X(test_raster_wkb_xdr_and_rewrite) \
+	X(test_raster_wkb_truncated) \
+	X(test_raster_wkb_offline_and_types) \
+	X(test_raster_wkb_nodata)
+
+#endif

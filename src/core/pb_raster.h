@@ -97,10 +97,12 @@ PbRasterStatus PbReconstructSeq(PbImage *marker, const PbImage *mask,
 /*
  * Exact Euclidean distance transform.  fg[i] != 0 marks foreground; each
  * foreground pixel gets the distance to the nearest background pixel,
- * background pixels 0.  Spacing: row step sy, column step sx (> 0).  With
- * no background pixel at all every distance is +infinity.  nearest
+ * background pixels 0.  Spacing: row step sy, column step sx (> 0, finite);
+ * sides up to 65535.  With no background pixel at all the distances are
+ * SciPy's: to a virtual background pixel at row -1, column 0.  nearest
  * (optional) receives, per pixel, y * width + x of a nearest background
- * pixel (-1 when there is none).
+ * pixel (-1 when there is none).  Distances equal SciPy's
+ * distance_transform_edt cast to float, bit for bit.
  */
 PbRasterStatus PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,
 							 double sy, double sx, float *dist,

@@ -292,6 +292,15 @@ PbRasterReadBand(const PbRasterBand *band, int64_t npixels, void *out, uint8_t *
 	}
 	else
 		memcpy(out, band->pixels, (size_t) npixels * bytes);
+	if (band->wkb_type == PB_WKB_32BF)
+	{
+		float	   *f = out;
+
+		/* -0 reads as 0: the GPU orders floats as integers and cannot keep it */
+		for (int64_t i = 0; i < npixels; i++)
+			if (f[i] == 0.0f)
+				f[i] = 0.0f;
+	}
 	if (is_nodata == NULL)
 		return 0;
 	if (band->all_nodata)

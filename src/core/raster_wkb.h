@@ -79,8 +79,8 @@ bool		PbRasterComputeType(int wkb_type, PbPixType *type);
 
 /*
  * Copy a band's pixels, native byte order, into out (width * height
- * pixels of the compute type); also mark nodata pixels (NaN counts as
- * nodata for 32BF) in is_nodata when it is not NULL.  Returns the number
+ * pixels of the compute type; -0 becomes 0); also mark nodata pixels
+ * (NaN counts as nodata for 32BF) in is_nodata when it is not NULL.  Returns the number
  * of nodata pixels.
  */
 int64_t		PbRasterReadBand(const PbRasterBand *band, int64_t npixels,

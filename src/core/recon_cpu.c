@@ -131,7 +131,8 @@ typedef struct TileSlot
 {
 	atomic_int	busy;			/* taken by a running item */
 	void	   *J;				/* padded marker, (tw + 2) x (th + 2) */
-	void	   *I;				/* padded mask, same size */
+	void	   *I;				/* padded mask, same size (same block) */
+	void	   *row;			/* a row of tw + 2 pixels, then as many bytes */
 	Queue32		q;
 } TileSlot;
 
@@ -158,6 +159,7 @@ typedef struct TileCtx
 	TileSlot   *slots;
 	int			nslots;
 	size_t		slot_bytes;		/* bytes of one padded tile buffer */
+	size_t		row_bytes;		/* bytes of TileSlot.row */
 	atomic_int	nomem;			/* some item ran out of memory */
 } TileCtx;
 
@@ -407,10 +409,14 @@ NAME##PadRun(T *J, const T *I, ptrdiff_t s, int conn, Queue32 *q, \
 /* \
  * The fast hybrid algorithm on the w x h interior of a padded tile: the \
  * frame takes part in the scans as fixed neighbours, so no bounds checks. \
- * Returns -1 when out of memory. \
+ * Each row is split into loops the compiler can vectorize (the best of \
+ * the neighbours in the other row, into u; which pixels to queue, into \
+ * flag) around the one serial loop along the row.  u and flag hold w + 2 \
+ * elements.  Returns the number of queue updates, -1 when out of memory. \
  */ \
 static int64_t \
-NAME##PadScan(T *J, const T *I, int w, int h, int conn, Queue32 *q) \
+NAME##PadScan(T *J, const T *I, int w, int h, int conn, T *u, uint8_t *flag, \
+			  Queue32 *q) \
 { \
 	const ptrdiff_t s = (ptrdiff_t) w + 2; \
 \
@@ -419,22 +425,17 @@ NAME##PadScan(T *J, const T *I, int w, int h, int conn, Queue32 *q) \
 		T		   *jr = J + y * s; \
 		const T    *ir = I + y * s; \
 		const T    *ju = jr - s; \
+		T			prev = jr[0]; \
 \
 		if (conn == 8) \
 			for (int x = 1; x <= w; x++) \
-			{ \
-				T			u = NAME##Best(NAME##Best(ju[x - 1], ju[x]), \
-										   NAME##Best(ju[x + 1], jr[x])); \
-\
-				jr[x] = NAME##Clip(NAME##Best(u, jr[x - 1]), ir[x]); \
-			} \
+				u[x] = NAME##Best(NAME##Best(ju[x - 1], ju[x]), \
+								  NAME##Best(ju[x + 1], jr[x])); \
 		else \
 			for (int x = 1; x <= w; x++) \
-			{ \
-				T			u = NAME##Best(ju[x], jr[x]); \
-\
-				jr[x] = NAME##Clip(NAME##Best(u, jr[x - 1]), ir[x]); \
-			} \
+				u[x] = NAME##Best(ju[x], jr[x]); \
+		for (int x = 1; x <= w; x++) \
+			jr[x] = prev = NAME##Clip(NAME##Best(u[x], prev), ir[x]); \
 	} \
 	for (int y = h; y >= 1; y--) \
 	{ \
@@ -442,25 +443,31 @@ NAME##PadScan(T *J, const T *I, int w, int h, int conn, Queue32 *q) \
 		const T    *ir = I + y * s; \
 		const T    *jd = jr + s; \
 		const T    *id = ir + s; \
+		T			next = jr[w + 1]; \
 \
+		if (conn == 8) \
+			for (int x = 1; x <= w; x++) \
+				u[x] = NAME##Best(NAME##Best(jd[x - 1], jd[x]), \
+								  NAME##Best(jd[x + 1], jr[x])); \
+		else \
+			for (int x = 1; x <= w; x++) \
+				u[x] = NAME##Best(jd[x], jr[x]); \
 		for (int x = w; x >= 1; x--) \
-		{ \
-			T			v = NAME##Best(jd[x], jr[x]); \
-			bool		seed; \
-\
-			if (conn == 8) \
-				v = NAME##Best(v, NAME##Best(jd[x - 1], jd[x + 1])); \
-			v = NAME##Clip(NAME##Best(v, jr[x + 1]), ir[x]); \
-			jr[x] = v; \
-			seed = (BETTER(v, jr[x + 1]) && BETTER(ir[x + 1], jr[x + 1])) || \
-				(BETTER(v, jd[x]) && BETTER(id[x], jd[x])); \
-			if (conn == 8) \
-				seed = seed || \
-					(BETTER(v, jd[x - 1]) && BETTER(id[x - 1], jd[x - 1])) || \
-					(BETTER(v, jd[x + 1]) && BETTER(id[x + 1], jd[x + 1])); \
-			if (seed && !Queue32Push(q, (int32_t) (y * s + x))) \
+			jr[x] = next = NAME##Clip(NAME##Best(u[x], next), ir[x]); \
+		/* queue p when it can still improve a neighbour in N-(p) */ \
+		if (conn == 8) \
+			for (int x = 1; x <= w; x++) \
+				flag[x] = (uint8_t) ((BETTER(jr[x], jr[x + 1]) & BETTER(ir[x + 1], jr[x + 1])) | \
+									 (BETTER(jr[x], jd[x]) & BETTER(id[x], jd[x])) | \
+									 (BETTER(jr[x], jd[x - 1]) & BETTER(id[x - 1], jd[x - 1])) | \
+									 (BETTER(jr[x], jd[x + 1]) & BETTER(id[x + 1], jd[x + 1]))); \
+		else \
+			for (int x = 1; x <= w; x++) \
+				flag[x] = (uint8_t) ((BETTER(jr[x], jr[x + 1]) & BETTER(ir[x + 1], jr[x + 1])) | \
+									 (BETTER(jr[x], jd[x]) & BETTER(id[x], jd[x]))); \
+		for (int x = w; x >= 1; x--) \
+			if (flag[x] && !Queue32Push(q, (int32_t) (y * s + x))) \
 				return -1; \
-		} \
 	} \
 	return NAME##PadRun(J, I, s, conn, q, INT64_MAX); \
 } \
@@ -585,7 +592,8 @@ NAME##Process(TileCtx *c, int64_t t, TileSlot *sl) \
 		J[fy * s + fx] = I[fy * s + fx] = f[j]; \
 	} \
 	if (c->first) \
-		updates = NAME##PadScan(J, I, w, h, c->conn, &sl->q); \
+		updates = NAME##PadScan(J, I, w, h, c->conn, sl->row, \
+								 (uint8_t *) ((T *) sl->row + w + 2), &sl->q); \
 	else \
 	{ \
 		for (; k < flen && updates >= 0; k++) \
@@ -608,7 +616,8 @@ NAME##Process(TileCtx *c, int64_t t, TileSlot *sl) \
 			if (u >= 0 && sl->q.count > 0) \
 			{ \
 				sl->q.count = 0; \
-				u = NAME##PadScan(J, I, w, h, c->conn, &sl->q); \
+				u = NAME##PadScan(J, I, w, h, c->conn, sl->row, \
+								 (uint8_t *) ((T *) sl->row + w + 2), &sl->q); \
 			} \
 			updates = u < 0 ? -1 : updates + u; \
 		} \
@@ -748,11 +757,12 @@ SlotTake(TileCtx *c)
 
 			if (!atomic_compare_exchange_strong(&sl->busy, &expect, 1))
 				continue;
+			if (sl->J == NULL && (sl->J = malloc(2 * c->slot_bytes + c->row_bytes)))
+			{
+				sl->I = (char *) sl->J + c->slot_bytes;
+				sl->row = (char *) sl->J + 2 * c->slot_bytes;
+			}
 			if (sl->J == NULL)
-				sl->J = malloc(c->slot_bytes);
-			if (sl->I == NULL)
-				sl->I = malloc(c->slot_bytes);
-			if (sl->J == NULL || sl->I == NULL)
 			{
 				atomic_store(&sl->busy, 0);
 				return NULL;
@@ -907,6 +917,7 @@ PbReconstructCpu(PbImage *marker, const PbImage *mask, int connectivity,
 
 		c.hlen = (size_t) (2 * (tw + 2) + 2 * th);
 		c.slot_bytes = (size_t) ((tw + 2) * (th + 2)) * sz;
+		c.row_bytes = (size_t) (tw + 2) * (sz + 1);
 	}
 	c.nslots = threads < RECON_MAX_SLOTS ? threads : RECON_MAX_SLOTS;
 	atomic_init(&c.nomem, 0);
@@ -929,7 +940,6 @@ PbReconstructCpu(PbImage *marker, const PbImage *mask, int connectivity,
 	for (int i = 0; c.slots != NULL && i < c.nslots; i++)
 	{
 		free(c.slots[i].J);
-		free(c.slots[i].I);
 		free(c.slots[i].q.buf);
 	}
 	free(c.halos);

@@ -196,6 +196,37 @@ pb_fill_holes_wkb(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(Reconstruct(&marker, &image, connectivity, PB_RECON_ERODE, caller));
 }
 
+/*
+ * The foreground of a mask for the distance transform: nonzero pixels
+ * that are not nodata (one loop per pixel type: this runs on every pixel).
+ */
+static uint8 *
+Foreground(const PbRasterArg *mask)
+{
+	int64		npix = (int64) mask->img.width * mask->img.height;
+	uint8	   *fg = PbHugeAlloc((size_t) npix);
+
+	switch (mask->img.type)
+	{
+		case PB_PIX_16BUI:
+			for (int64 i = 0; i < npix; i++)
+				fg[i] = ((const uint16 *) mask->img.data)[i] != 0;
+			break;
+		case PB_PIX_32BF:
+			for (int64 i = 0; i < npix; i++)
+				fg[i] = ((const float *) mask->img.data)[i] != 0;
+			break;
+		default:
+			for (int64 i = 0; i < npix; i++)
+				fg[i] = ((const uint8 *) mask->img.data)[i] != 0;
+			break;
+	}
+	if (mask->is_nodata)
+		for (int64 i = 0; i < npix; i++)
+			fg[i] &= !mask->is_nodata[i];
+	return fg;
+}
+
 /* Read the spacing argument: NULL or {row step, column step}, both > 0. */
 static void
 Spacing(FunctionCallInfo fcinfo, int argno, double *sy, double *sx, const char *caller)
@@ -256,9 +287,7 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	Spacing(fcinfo, 2, &sy, &sx, caller);
 	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "mask", caller, &mask);
 	npix = (int64) mask.img.width * mask.img.height;
-	fg = PbHugeAlloc((size_t) npix);
-	for (int64 i = 0; i < npix; i++)
-		fg[i] = GetPixel(&mask.img, i) != 0 && !(mask.is_nodata && mask.is_nodata[i]);
+	fg = Foreground(&mask);
 	dist = PbHugeAlloc(sizeof(float) * (size_t) npix);
 	if (with_index)
 		nearest = PbHugeAlloc(sizeof(int64) * (size_t) npix);

@@ -22,9 +22,8 @@ import sys
 
 import numpy as np
 from scipy import ndimage
-from skimage import io, morphology
+from skimage import data, morphology
 
-IHC = "/usr/lib/python3/dist-packages/skimage/data/ihc.png"
 WKB_TYPES = {"1BB": (0, "u1"), "8BUI": (4, "u1"), "16BUI": (6, "<u2"), "32BF": (10, "<f4"),
              "32BSI": (7, "<i4")}
 CODE_TO_TYPE = {code: (name, dt) for name, (code, dt) in WKB_TYPES.items()}
@@ -124,7 +123,7 @@ def same(ours, truth, what):
 
 def ihc_gray():
     """The IHC image's hematoxylin-ish channel (blue minus red stretched) as uint8."""
-    rgb = io.imread(IHC)[..., :3].astype(np.int32)
+    rgb = data.immunohistochemistry()[..., :3].astype(np.int32)
     return np.clip(255 - rgb[..., 0], 0, 255).astype(np.uint8)
 
 

@@ -125,6 +125,18 @@ SELECT t_pixels(pb_distance_transform(t_rast(3, 1, 4, t_u8(0, 1, 1))));
 RESET pixelbox.gpu_fault;
 RESET pixelbox.device;
 
+-- a cancel (here statement_timeout) stops a long operation promptly: the
+-- threads poll between tiles and chunks
+SET pixelbox.device = cpu;
+SET pixelbox.cpu_threads = 1;
+CREATE TABLE big AS SELECT t_rast(3000, 3000, 4, decode(repeat('0105', 4500000), 'hex')) AS r;
+SET statement_timeout = '20ms';
+SELECT length(pb_fill_holes(r)) FROM big;
+SELECT length(pb_distance_transform(r)) FROM big;
+RESET statement_timeout;
+RESET pixelbox.cpu_threads;
+RESET pixelbox.device;
+
 -- bad input
 SELECT pb_reconstruct(t_rast(2, 1, 4, t_u8(1, 0)), t_rast(2, 1, 4, t_u8(1, 1)), 6);
 SELECT pb_reconstruct(t_rast(2, 1, 4, t_u8(1, 0)), t_rast(2, 1, 4, t_u8(1, 1)), 8, 'opening');

@@ -176,8 +176,8 @@ Dist2(int row, int col, int y, int x, double sy, double sx)
 /*
  * Whether site b (columns a < b < c, column rows G[]) is nowhere strictly
  * lowest among the parabolas of a, b, c on row y: the a-b intersection is
- * not left of the b-c one.  Exact for unit or equal spacing at our sizes
- * (integers below 2^53).
+ * not left of the b-c one.  Exact with unit spacing (what equal spacing
+ * is reduced to) at our sizes: integers below 2^53.
  */
 __device__ __forceinline__ bool
 Dominated(const int *G, int a, int b, int c, int y, double sy2, double sx2)
@@ -224,8 +224,16 @@ EdtRows(RowArgs a)
 	const int	band = (w + ED_T - 1) / ED_T;
 	const int	lo = min(w, tid * band);
 	const int	hi = min(w, lo + band);
-	const double sy2 = a.sy * a.sy,
-				sx2 = a.sx * a.sx;
+	/*
+	 * Equal spacing scales every distance alike: choose sites with unit
+	 * spacing, in exact integers (as the CPU does); the output alone uses
+	 * the spacing.
+	 */
+	const bool	equal = a.sy == a.sx;
+	const double cy = equal ? 1.0 : a.sy,
+				cx = equal ? 1.0 : a.sx;
+	const double sy2 = cy * cy,
+				sx2 = cx * cx;
 
 	for (int r = blockIdx.x; r < a.rows; r += gridDim.x)
 	{
@@ -358,7 +366,7 @@ EdtRows(RowArgs a)
 				int			sm = arr[mid],
 							sp = arr[mid - 1];
 
-				if (Dist2(G[sm], sm, y, lo, a.sy, a.sx) < Dist2(G[sp], sp, y, lo, a.sy, a.sx))
+				if (Dist2(G[sm], sm, y, lo, cy, cx) < Dist2(G[sp], sp, y, lo, cy, cx))
 					k0 = mid;
 				else
 					k1 = mid - 1;
@@ -366,12 +374,12 @@ EdtRows(RowArgs a)
 			for (int x = lo; x < hi; x++)
 			{
 				int			s0 = arr[k0];
-				double		best = Dist2(G[s0], s0, y, x, a.sy, a.sx);
+				double		best = Dist2(G[s0], s0, y, x, cy, cx);
 
 				while (k0 + 1 < n)
 				{
 					int			s1 = arr[k0 + 1];
-					double		next = Dist2(G[s1], s1, y, x, a.sy, a.sx);
+					double		next = Dist2(G[s1], s1, y, x, cy, cx);
 
 					if (next >= best)
 						break;
@@ -463,12 +471,14 @@ PlanEdt(EdtPlan *p, const RgCtx *c, size_t budget, bool nearest, char *err, size
 			cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, EdtRows<uint16_t, true>, ED_T,
 														  p->row_smem) != cudaSuccess || occ < 1)
 		{
+			/* no large shared memory for this kernel: rows in global scratch */
 			cudaGetLastError();
-			occ = 1;
+			p->shared_rows = false;
 		}
-		p->row_grid = c->sms * occ;
+		else
+			p->row_grid = c->sms * occ;
 	}
-	else
+	if (!p->shared_rows)
 	{
 		p->row_smem = 0;
 		p->row_grid = c->sms * 2;
@@ -500,6 +510,11 @@ PlanEdt(EdtPlan *p, const RgCtx *c, size_t budget, bool nearest, char *err, size
 	return 0;
 }
 
+/*
+ * The exact distance transform on the GPU: column bands, then rows in
+ * shared memory, in one piece or in strips when the image does not fit
+ * memory_budget (see pb_raster_gpu.h for the contract).
+ */
 extern "C" int
 PbGpuDistance(const uint8_t *fg, int32_t width, int32_t height,
 			  double sy, double sx, float *dist, int64_t *nearest,

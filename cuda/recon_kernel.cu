@@ -82,6 +82,7 @@ Key(uint8_t v)
 	return v;
 }
 
+/* 16-bit pixels: their value. */
 __device__ __forceinline__ int
 Key(uint16_t v)
 {
@@ -107,6 +108,7 @@ FromKey(int k)
 	return (T) k;
 }
 
+/* Floats: undo the flip of negative keys. */
 template <>
 __device__ __forceinline__ float
 FromKey<float>(int k)
@@ -957,6 +959,11 @@ PickKernels(bool er, bool c8, size_t ps)
 	return c8 ? KernelsOf<false, true>(ps) : KernelsOf<false, false>(ps);
 }
 
+/*
+ * Reconstruct marker under (or, eroding, above) mask on the GPU: the whole
+ * image at once when it fits memory_budget, else tile by tile until no
+ * tile border changes (see pb_raster_gpu.h for the contract).
+ */
 extern "C" int
 PbGpuReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 				 PbReconOp op, size_t memory_budget, PbPollFn poll, void *poll_arg,

@@ -186,7 +186,6 @@ pb_fill_holes_wkb(PG_FUNCTION_ARGS)
 	top = WallValue(image.img.type, PB_RECON_ERODE);
 	marker = image;
 	marker.what = "marker";
-	marker.is_nodata = NULL;
 	bytes = (size_t) w * h * PbPixSize(image.img.type);
 	marker.img.data = PbHugeAlloc(bytes);
 	memcpy(marker.img.data, image.img.data, bytes);

@@ -412,6 +412,7 @@ PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,
 {
 	EdtJob		job;
 	PbRasterRun one = {1, 0, NULL, NULL};
+	PbRasterRun clamped;
 	int64_t		row_items;
 	int			threads;
 	void	   *block;
@@ -449,10 +450,13 @@ PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,
 	block = EdtScratchAlloc(&job, sx);
 	if (block == NULL)
 		return PB_R_NOMEM;
-	st = PbParallelFor(run, (width + EDT_COL_CHUNK - 1) / EDT_COL_CHUNK,
+	/* never more threads at once than scratch slots */
+	clamped = *run;
+	clamped.threads = threads;
+	st = PbParallelFor(&clamped, (width + EDT_COL_CHUNK - 1) / EDT_COL_CHUNK,
 					   EdtColumnItem, &job);
 	if (st == PB_R_OK)
-		st = PbParallelFor(run, row_items, EdtRowItem, &job);
+		st = PbParallelFor(&clamped, row_items, EdtRowItem, &job);
 	free(block);
 	return st;
 }

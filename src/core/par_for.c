@@ -11,8 +11,10 @@
 
 #include "pb_raster.h"
 
+/* most worker threads one loop starts (the caller comes on top) */
 #define PB_PAR_MAX_THREADS 256
 
+/* A loop in progress, shared by the caller and the workers. */
 typedef struct ParLoop
 {
 	PbParItemFn fn;

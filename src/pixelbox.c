@@ -84,12 +84,12 @@ _PG_init(void)
 							 &pb_force_ewkb, false,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("pixelbox.cpu_threads",
-							"CPU threads of the pipeline (pb_compare_sets, pb_compare_files).",
+							"CPU threads of the pipeline (pb_compare_sets, pb_compare_files) and of the raster operations.",
 							"0 means one per CPU of the server; 1 computes in the backend alone.",
 							&pb_cpu_threads, 0, 0, 256,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pixelbox.gpu_memory",
-							"GPU memory one backend may use for its batches.",
+							"GPU memory one backend may use for its batches and raster images.",
 							"Batches are sized to fit; each backend also holds its own CUDA context.",
 							&pb_gpu_memory_mb, 1024, 16, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);

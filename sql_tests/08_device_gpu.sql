@@ -8,5 +8,8 @@ FROM (VALUES ('POLYGON((0 0,2 0,2 2,0 2,0 0))'::geometry, 'POLYGON((1 0,3 0,3 2,
              ('POLYGON((0 0,4 0,4 4,0 4,0 0))', 'POLYGON((0 0,4 0,4 4,0 4,0 0))')) t(a, b);
 -- nothing to compute, nothing to refuse
 SELECT jaccard_gpu(a, b) AS no_rows FROM (VALUES (NULL::geometry, NULL::geometry)) t(a, b) WHERE false;
+-- the raster operations follow the same rule: a 3 x 1 8BUI raster {1, 0, 1}
+SELECT encode(pb_fill_holes(decode('0100000100000000000000f03f000000000000f0bf0000000000000000000000000000'
+	'00000000000000000000000000000000000000000000030001000400010001', 'hex')), 'hex') AS filled;
 \set VERBOSITY default
 RESET pixelbox.device;

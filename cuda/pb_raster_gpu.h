@@ -1,7 +1,7 @@
 /*
  * pb_raster_gpu.h: the plain C interface to pixelbox's raster kernels
  * (morphological reconstruction by irregular wavefront propagation, exact
- * Euclidean distance transform).  No PostgreSQL and no CUDA types here.
+ * Euclidean distance transform, block-asynchronous CA watershed).  No PostgreSQL and no CUDA types here.
  * Built from the .cu files of cuda/ when nvcc is present, from src/raster_gpu_none.c
  * otherwise (every call then fails with a reason).
  *
@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "../src/core/pb_raster.h"
+#include "../src/core/pb_watershed.h"
 
 #ifdef __cplusplus
 extern "C"
@@ -54,6 +55,16 @@ int			PbGpuDistance(const uint8_t *fg, int32_t width, int32_t height,
 						  double sy, double sx, float *dist, int64_t *nearest,
 						  size_t memory_budget, PbPollFn poll, void *poll_arg,
 						  PbRasterGpuStats *stats, char *err, size_t err_len);
+
+/*
+ * The watershed of src/core/pb_watershed.h on the GPU: the artifact-free
+ * block-asynchronous cellular automaton.  labels equal PbWatershedCpu's,
+ * bit for bit, at every memory budget (images above it run in tiles whose
+ * borders are exchanged until none changes).
+ */
+int			PbGpuWatershed(const PbWatershedSpec *spec, uint32_t *labels,
+						   size_t memory_budget, PbPollFn poll, void *poll_arg,
+						   PbRasterGpuStats *stats, char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

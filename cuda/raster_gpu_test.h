@@ -1,6 +1,6 @@
 /*
- * raster_gpu_test.h: hooks of the raster kernels for the tests only
- * (tests/test_raster_gpu.c), so they can force rare paths on small images.
+ * raster_gpu_test.h: hooks of the raster kernels for the tests and the
+ * benchmark only, so they can force rare paths or baselines.
  * Not part of the interface of pb_raster_gpu.h; no CUDA types here.
  */
 #ifndef PB_RASTER_GPU_TEST_H
@@ -17,6 +17,14 @@ extern "C"
  * and re-runs from the partial result); 0 restores the automatic size.
  */
 void		PbGpuReconTestQueue(unsigned items_per_block);
+
+/*
+ * Make PbGpuWatershed update the automaton synchronously (one step of
+ * every pixel per kernel launch, the paper's baseline of section 4.1)
+ * instead of block-asynchronously; 0 restores the default.  For the
+ * benchmark's comparison and the tests; the labels are the same.
+ */
+void		PbGpuWatershedTestSync(int on);
 
 #ifdef __cplusplus
 }

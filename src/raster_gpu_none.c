@@ -41,3 +41,13 @@ PbGpuDistance(const uint8_t *fg, int32_t width, int32_t height,
 	(void) dist, (void) nearest, (void) memory_budget, (void) poll, (void) poll_arg;
 	return NoCuda(stats, err, err_len);
 }
+
+/* No GPU watershed without CUDA. */
+int
+PbGpuWatershed(const PbWatershedSpec *spec, uint32_t *labels,
+			   size_t memory_budget, PbPollFn poll, void *poll_arg,
+			   PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	(void) spec, (void) labels, (void) memory_budget, (void) poll, (void) poll_arg;
+	return NoCuda(stats, err, err_len);
+}

@@ -19,6 +19,8 @@ PB_RASTER_TESTS(X)
 PB_RECON_TESTS(X)
 PB_EDT_TESTS(X)
 PB_RASTER_GPU_TESTS(X)
+PB_WS_TESTS(X)
+PB_WS_GPU_TESTS(X)
 #undef X
 
 static const struct
@@ -34,6 +36,8 @@ static const struct
 	PB_RECON_TESTS(X)
 	PB_EDT_TESTS(X)
 	PB_RASTER_GPU_TESTS(X)
+	PB_WS_TESTS(X)
+	PB_WS_GPU_TESTS(X)
 #undef X
 };
 

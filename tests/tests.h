@@ -125,5 +125,7 @@
 #include "tests_recon.h"
 #include "tests_edt.h"
 #include "tests_raster_gpu.h"
+#include "tests_ws.h"
+#include "tests_ws_gpu.h"
 
 #endif							/* PB_TESTS_H */

@@ -1,0 +1,470 @@
+/*
+ * test_watershed.c: the watershed core (src/core/watershed_cpu.c) against
+ * the reference automaton (watershed_ref.c) and against results worked
+ * out by hand from the definition in pb_watershed.h: small known cases
+ * (basins, split plateaus, ties, markers, walls, lines), random images of
+ * every type with plateaus, walls and markers over many tile sizes and
+ * thread counts, long spiral paths, float specials, the basins of a
+ * marker-less run against an independent count of regional minima,
+ * stopping, and bad arguments.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/core/pb_watershed.h"
+#include "harness.h"
+#include "tests.h"
+
+/* malloc that aborts the test program on failure. */
+static void *
+WsMalloc(size_t n)
+{
+	void	   *p = calloc(n ? n : 1, 1);
+
+	if (p == NULL)
+		abort();
+	return p;
+}
+
+/* A spec over caller-owned pixels. */
+static PbWatershedSpec
+Spec(int w, int h, PbPixType type, void *data, const uint8_t *wall,
+	 const uint32_t *markers, int conn, bool lines)
+{
+	PbWatershedSpec s;
+
+	s.image.width = w;
+	s.image.height = h;
+	s.image.type = type;
+	s.image.data = data;
+	s.wall = wall;
+	s.markers = markers;
+	s.connectivity = conn;
+	s.lines = lines;
+	return s;
+}
+
+/* Run the CPU version with the given threads and tile side. */
+static PbRasterStatus
+RunCpu(const PbWatershedSpec *s, uint32_t *labels, int threads, int tile)
+{
+	PbRasterRun run = {threads, tile, NULL, NULL};
+
+	return PbWatershedCpu(s, labels, &run);
+}
+
+/* Check labels against expected values, both versions. */
+static void
+CheckKnown(const PbWatershedSpec *s, const uint32_t *expect)
+{
+	int64_t		n = (int64_t) s->image.width * s->image.height;
+	uint32_t   *a = WsMalloc(n * 4),
+			   *b = WsMalloc(n * 4);
+
+	CHECK_INT(PbWatershedRef(s, a), PB_R_OK);
+	CHECK_INT(RunCpu(s, b, 2, 2), PB_R_OK);
+	for (int64_t i = 0; i < n; i++)
+	{
+		if (a[i] != expect[i])
+			pb_check_fail(__FILE__, __LINE__, "ref pixel %lld: %u, expected %u",
+						  (long long) i, a[i], expect[i]);
+		if (b[i] != expect[i])
+			pb_check_fail(__FILE__, __LINE__, "cpu pixel %lld: %u, expected %u",
+						  (long long) i, b[i], expect[i]);
+	}
+	free(a);
+	free(b);
+}
+
+/* Basins, ties by the neighbour order, split plateaus, lines. */
+void
+test_ws_known_markerless(void)
+{
+	uint8_t		ridge[5] = {1, 2, 3, 2, 1};
+	uint8_t		even[6] = {0, 5, 5, 5, 5, 0};
+	uint8_t		odd[5] = {0, 5, 5, 5, 0};
+	uint8_t		flat[9] = {4, 4, 4, 4, 4, 4, 4, 4, 4};
+	/* two minima at the corners of a 3x3; the centre is closer to neither */
+	uint8_t		diag[9] = {0, 1, 2, 1, 2, 1, 2, 1, 0};
+	PbWatershedSpec s;
+
+	pb_test_context("ridge: the top goes left (neighbour order)");
+	s = Spec(5, 1, PB_PIX_8BUI, ridge, NULL, NULL, 4, false);
+	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 2, 2});
+	pb_test_context("ridge with lines: the later-flooded side gives way");
+	s.lines = true;
+	CheckKnown(&s, (uint32_t[]) {1, 1, 0, 2, 2});
+	pb_test_context("even plateau split in halves by distance");
+	s = Spec(6, 1, PB_PIX_8BUI, even, NULL, NULL, 8, false);
+	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 2, 2, 2});
+	pb_test_context("odd plateau: the middle goes left");
+	s = Spec(5, 1, PB_PIX_8BUI, odd, NULL, NULL, 8, false);
+	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 2, 2});
+	pb_test_context("constant image: one basin");
+	s = Spec(3, 3, PB_PIX_8BUI, flat, NULL, NULL, 8, false);
+	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 1, 1, 1, 1, 1, 1});
+	s.lines = true;
+	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 1, 1, 1, 1, 1, 1});
+	/*
+	 * 4-connected: (1,0) and (0,1) are 1, next to minimum 1; (2,1), (1,2)
+	 * next to minimum 2; (1,1) = 2 sees four 1s at key (1,0): up first.
+	 * (2,0) = 2 sees (1,0) left and (2,1) down, both (1,0): left first.
+	 */
+	pb_test_context("diagonal minima, 4-connected");
+	s = Spec(3, 3, PB_PIX_8BUI, diag, NULL, NULL, 4, false);
+	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 1, 1, 2, 1, 2, 2});
+	/* 8-connected: (1,1) reaches both minima directly (level 0): up-left first */
+	pb_test_context("diagonal minima, 8-connected");
+	s.connectivity = 8;
+	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 1, 1, 2, 1, 2, 2});
+}
+
+/* Markers, unreachable pixels, walls, lakes below a marker. */
+void
+test_ws_known_markers(void)
+{
+	uint8_t		h[5] = {3, 1, 3, 1, 3};
+	uint32_t	m1[5] = {0, 0, 0, 0, 7};
+	uint32_t	m2[5] = {5, 0, 0, 0, 7};
+	uint8_t		wall[5] = {0, 0, 1, 0, 0};
+	uint16_t	h16[6] = {9, 2, 2, 2, 2, 9};
+	uint32_t	m3[6] = {4, 0, 0, 0, 0, 6};
+	PbWatershedSpec s;
+
+	pb_test_context("one marker floods everything, lakes included");
+	s = Spec(5, 1, PB_PIX_8BUI, h, NULL, m1, 4, false);
+	CheckKnown(&s, (uint32_t[]) {7, 7, 7, 7, 7});
+	pb_test_context("a wall cuts the left part off: unreachable is 0");
+	s.wall = wall;
+	CheckKnown(&s, (uint32_t[]) {0, 0, 0, 7, 7});
+	pb_test_context("two markers share the middle peak: the left wins the tie");
+	s = Spec(5, 1, PB_PIX_8BUI, h, NULL, m2, 4, false);
+	CheckKnown(&s, (uint32_t[]) {5, 5, 5, 7, 7});
+	s.lines = true;
+	CheckKnown(&s, (uint32_t[]) {5, 5, 0, 7, 7});
+	/* a lake between two high markers is split by distance from each */
+	pb_test_context("a lake split between two markers");
+	s = Spec(6, 1, PB_PIX_16BUI, h16, NULL, m3, 8, false);
+	CheckKnown(&s, (uint32_t[]) {4, 4, 4, 6, 6, 6});
+}
+
+/* A random image of type with values in [0, levels), NaN/inf sprinkled for floats. */
+static void *
+RandomImage(Rng *r, int w, int h, PbPixType type, int levels)
+{
+	int64_t		n = (int64_t) w * h;
+	void	   *d = WsMalloc(n * 4);
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		uint32_t	v = (uint32_t) (RngNext(r) % (uint64_t) levels);
+
+		if (type == PB_PIX_16BUI)
+			((uint16_t *) d)[i] = (uint16_t) (v * 257);
+		else if (type == PB_PIX_32BF)
+		{
+			float		f = (float) v - levels / 2.0f;
+			uint64_t	k = RngNext(r) % 64;
+
+			if (k == 0)
+				f = NAN;
+			else if (k == 1)
+				f = INFINITY;
+			else if (k == 2)
+				f = -INFINITY;
+			else if (k == 3 && f == 0.0f)
+				f = -0.0f;
+			((float *) d)[i] = f;
+		}
+		else
+			((uint8_t *) d)[i] = (uint8_t) v;
+	}
+	return d;
+}
+
+/* Compare the CPU version (several threads and tiles) with the reference. */
+static void
+CompareWithRef(const PbWatershedSpec *s)
+{
+	int64_t		n = (int64_t) s->image.width * s->image.height;
+	uint32_t   *ref = WsMalloc(n * 4),
+			   *got = WsMalloc(n * 4);
+	static const int tiles[] = {1, 2, 3, 5, 8, 0};
+	static const int threads[] = {1, 3, 2, 4, 1, 2};
+
+	CHECK_INT(PbWatershedRef(s, ref), PB_R_OK);
+	for (int t = 0; t < 6; t++)
+	{
+		int64_t		bad = 0;
+
+		CHECK_INT(RunCpu(s, got, threads[t], tiles[t]), PB_R_OK);
+		for (int64_t i = 0; i < n; i++)
+			if (got[i] != ref[i] && bad++ == 0)
+				pb_check_fail(__FILE__, __LINE__, "tile %d threads %d: pixel %lld is %u, ref %u",
+							  tiles[t], threads[t], (long long) i, got[i], ref[i]);
+	}
+	free(ref);
+	free(got);
+}
+
+/* Random images of every type, connectivity, with and without markers, walls, lines. */
+void
+test_ws_cpu_matches_ref_random(void)
+{
+	Rng			r = {12345};
+	static const PbPixType types[] = {PB_PIX_8BUI, PB_PIX_16BUI, PB_PIX_32BF, PB_PIX_1BB};
+
+	for (int iter = 0; iter < 160; iter++)
+	{
+		int			w = 1 + (int) (RngNext(&r) % 23),
+					h = 1 + (int) (RngNext(&r) % 19);
+		PbPixType	type = types[iter % 4];
+		int			levels = type == PB_PIX_1BB ? 2 : 2 + (int) (RngNext(&r) % 12);
+		void	   *img = RandomImage(&r, w, h, type, levels);
+		uint8_t    *wall = NULL;
+		uint32_t   *markers = NULL;
+		PbWatershedSpec s;
+
+		if (iter % 3 == 1)
+		{
+			wall = WsMalloc((size_t) w * h);
+			for (int i = 0; i < w * h; i++)
+				wall[i] = RngNext(&r) % 6 == 0;
+		}
+		if (iter % 2 == 1)
+		{
+			markers = WsMalloc((size_t) w * h * 4);
+			for (int i = 0; i < w * h; i++)
+				markers[i] = RngNext(&r) % 9 == 0 ? 1 + (uint32_t) (RngNext(&r) % 4) : 0;
+		}
+		s = Spec(w, h, type, img, wall, markers, iter % 4 < 2 ? 4 : 8, iter % 5 == 0);
+		pb_test_context("iteration %d: %dx%d type %d levels %d conn %d markers %d walls %d lines %d",
+						iter, w, h, (int) type, levels, s.connectivity, markers != NULL,
+						wall != NULL, s.lines);
+		CompareWithRef(&s);
+		free(img);
+		free(wall);
+		free(markers);
+	}
+}
+
+/*
+ * Long paths: a serpentine corridor (open rows joined at alternate ends)
+ * descending to its far end (one basin whose pointers wind through every
+ * tile), and the same corridor flat (a plateau whose distances wind
+ * through every tile), marker-less and with a marker at the entrance.
+ */
+void
+test_ws_serpentine(void)
+{
+	int			w = 41,
+				h = 37,
+				step = 0;
+	uint16_t   *img = WsMalloc((size_t) w * h * 2);
+	uint8_t    *wall = WsMalloc((size_t) w * h);
+	uint32_t   *markers = WsMalloc((size_t) w * h * 4);
+
+	memset(wall, 1, (size_t) w * h);
+	for (int y = 0; y < h; y += 2)
+		for (int k = 0; k < w; k++)
+		{
+			int			x = (y / 2) % 2 ? w - 1 - k : k;
+
+			wall[y * w + x] = 0;
+			img[y * w + x] = (uint16_t) (60000 - step++);
+			if (k == w - 1 && y + 1 < h)
+			{
+				wall[(y + 1) * w + x] = 0;
+				img[(y + 1) * w + x] = (uint16_t) (60000 - step++);
+			}
+		}
+	markers[0] = 3;
+	for (int flat = 0; flat < 2; flat++)
+	{
+		if (flat)
+			for (int i = 0; i < w * h; i++)
+				img[i] = 100;
+		for (int m = 0; m < 2; m++)
+			for (int conn = 4; conn <= 8; conn += 4)
+			{
+				PbWatershedSpec s = Spec(w, h, PB_PIX_16BUI, img, wall, m ? markers : NULL, conn, m);
+				uint32_t   *labels = WsMalloc((size_t) w * h * 4);
+
+				pb_test_context("serpentine flat %d markers %d conn %d", flat, m, conn);
+				CompareWithRef(&s);
+				/* one basin fills the corridor */
+				CHECK_INT(RunCpu(&s, labels, 2, 4), PB_R_OK);
+				for (int i = 0; i < w * h; i++)
+					CHECK_INT(labels[i], wall[i] ? 0 : (m ? 3 : 1));
+				free(labels);
+			}
+	}
+	free(img);
+	free(wall);
+	free(markers);
+}
+
+/*
+ * Flood-fill the equal-level component of pixel i (connectivity conn)
+ * into comp (value id), returning whether no pixel of it has a lower
+ * non-wall neighbour: whether it is a regional minimum.
+ */
+static bool
+MinimumComponent(const PbWatershedSpec *s, const uint32_t *lv, int64_t i, int32_t id,
+				 int32_t *comp, int64_t *stack)
+{
+	static const int dx[8] = {0, -1, 1, 0, -1, 1, -1, 1};
+	static const int dy[8] = {-1, 0, 0, 1, -1, -1, 1, 1};
+	int64_t		w = s->image.width,
+				h = s->image.height,
+				top = 0;
+	bool		minimum = true;
+
+	comp[i] = id;
+	stack[top++] = i;
+	while (top > 0)
+	{
+		int64_t		u = stack[--top];
+
+		for (int j = 0; j < s->connectivity; j++)
+		{
+			int64_t		x = u % w + dx[j],
+						y = u / w + dy[j],
+						v = y * w + x;
+
+			if (x < 0 || y < 0 || x >= w || y >= h || lv[v] == PB_WS_INF)
+				continue;
+			if (lv[v] < lv[u])
+				minimum = false;
+			else if (lv[v] == lv[u] && comp[v] == 0)
+			{
+				comp[v] = id;
+				stack[top++] = v;
+			}
+		}
+	}
+	return minimum;
+}
+
+/*
+ * Marker-less basins against an independent count: every regional minimum
+ * (by flood fill) carries one label of its own, the labels are 1..K with
+ * K the number of minima, numbered in row-major order of first pixels.
+ */
+void
+test_ws_basins_are_minima(void)
+{
+	Rng			r = {777};
+
+	for (int iter = 0; iter < 40; iter++)
+	{
+		int			w = 5 + (int) (RngNext(&r) % 60),
+					h = 5 + (int) (RngNext(&r) % 50);
+		int64_t		n = (int64_t) w * h;
+		PbPixType	type = iter % 2 ? PB_PIX_8BUI : PB_PIX_32BF;
+		void	   *img = RandomImage(&r, w, h, type, 3 + iter % 7);
+		PbWatershedSpec s = Spec(w, h, type, img, NULL, NULL, iter % 3 ? 8 : 4, false);
+		uint32_t   *lv = WsMalloc(n * 4),
+				   *labels = WsMalloc(n * 4);
+		int32_t    *comp = WsMalloc(n * 4);
+		int64_t    *stack = WsMalloc(n * 8);
+		uint32_t   *minlab = WsMalloc((n + 1) * 4);	/* per component: its label, if a minimum */
+		int32_t		ncomp = 0;
+		uint32_t	minima = 0,
+					maxlab = 0;
+
+		pb_test_context("iteration %d: %dx%d conn %d", iter, w, h, s.connectivity);
+		for (int64_t i = 0; i < n; i++)
+			lv[i] = PbWsLevel(&s, i);
+		CHECK_INT(RunCpu(&s, labels, 3, 16), PB_R_OK);
+		for (int64_t i = 0; i < n; i++)
+		{
+			if (lv[i] == PB_WS_INF)
+			{
+				CHECK_INT(labels[i], 0);
+				continue;
+			}
+			CHECK(labels[i] != 0);	/* every pixel drains to some minimum */
+			if (labels[i] > maxlab)
+				maxlab = labels[i];
+			if (comp[i] == 0 && MinimumComponent(&s, lv, i, ++ncomp, comp, stack))
+			{
+				minlab[ncomp] = ++minima;	/* a new minimum, in row-major order */
+				CHECK_INT(labels[i], minima);
+			}
+			/* every pixel of a minimum carries its minimum's label */
+			if (minlab[comp[i]] != 0)
+				CHECK_INT(labels[i], minlab[comp[i]]);
+		}
+		CHECK_INT(maxlab, minima);
+		free(minlab);
+		free(img);
+		free(lv);
+		free(labels);
+		free(comp);
+		free(stack);
+	}
+}
+
+/* Poll for test_ws_stopped: stop on the first call. */
+static int
+StopAtOnce(void *arg)
+{
+	(*(int *) arg)++;
+	return 1;
+}
+
+/* A poll that says stop gives PB_R_STOPPED. */
+void
+test_ws_stopped(void)
+{
+	int			w = 300,
+				h = 300,
+				calls = 0;
+	Rng			r = {5};
+	void	   *img = RandomImage(&r, w, h, PB_PIX_8BUI, 50);
+	uint32_t   *labels = WsMalloc((size_t) w * h * 4);
+	PbWatershedSpec s = Spec(w, h, PB_PIX_8BUI, img, NULL, NULL, 8, false);
+	PbRasterRun run = {2, 16, StopAtOnce, &calls};
+
+	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_R_STOPPED);
+	CHECK(calls >= 1);
+	free(img);
+	free(labels);
+}
+
+/* Arguments the watershed refuses. */
+void
+test_ws_badarg(void)
+{
+	uint8_t		px[4] = {0};
+	uint32_t	labels[4];
+	PbWatershedSpec s = Spec(2, 2, PB_PIX_8BUI, px, NULL, NULL, 8, false);
+	PbRasterRun run = {1, 0, NULL, NULL};
+
+	CHECK_INT(PbWatershedCheck(&s), PB_R_OK);
+	CHECK_INT(PbWatershedCheck(NULL), PB_R_BADARG);
+	s.connectivity = 6;
+	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);
+	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_R_BADARG);
+	CHECK_INT(PbWatershedRef(&s, labels), PB_R_BADARG);
+	s.connectivity = 4;
+	s.image.width = 0;
+	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);
+	s.image.width = 70000;
+	s.image.height = 70000;
+	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);	/* labels would overflow */
+	s.image.width = 2;
+	s.image.height = 2;
+	s.image.data = NULL;
+	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);
+	s.image.data = px;
+	s.image.type = (PbPixType) 99;
+	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);
+	s.image.type = PB_PIX_8BUI;
+	run.threads = 0;
+	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_R_BADARG);
+	run.threads = 1;
+	CHECK_INT(PbWatershedCpu(&s, NULL, &run), PB_R_BADARG);
+}

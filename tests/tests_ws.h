@@ -1,0 +1,17 @@
+/*
+ * tests_ws.h: the tests of tests/test_watershed.c (the CPU watershed
+ * against the reference automaton and hand-worked results), in order.
+ */
+#ifndef PB_TESTS_WS_H
+#define PB_TESTS_WS_H
+
+#define PB_WS_TESTS(X) \
+	X(test_ws_known_markerless) \
+	X(test_ws_known_markers) \
+	X(test_ws_cpu_matches_ref_random) \
+	X(test_ws_serpentine) \
+	X(test_ws_basins_are_minima) \
+	X(test_ws_stopped) \
+	X(test_ws_badarg)
+
+#endif

@@ -274,3 +274,13 @@ CREATE FUNCTION pb_distance_transform(mask bytea, band int DEFAULT 1,
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION pb_distance_transform(bytea, int, float8[], boolean) IS
 	'Exact Euclidean distance of every nonzero pixel of one band of a raster WKB to the nearest zero or nodata pixel, as a 32BF raster WKB on the same grid (spacing: {row step, column step}, default {1,1}); with_index adds the column and row (1-based) of that nearest pixel as bands 2 and 3.';
+
+CREATE FUNCTION pb_watershed(image bytea, markers bytea DEFAULT NULL,
+							 connectivity int DEFAULT 8, mask bytea DEFAULT NULL,
+							 watershed_line boolean DEFAULT false, band int DEFAULT 1,
+							 label_type text DEFAULT '32BUI')
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'pb_watershed_wkb'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_watershed(bytea, bytea, int, bytea, boolean, int, text) IS
+	'Watershed of one band of a raster WKB (1BB, 8BUI, 16BUI, 32BF heights), 4- or 8-connected, deterministic: marker-less (every regional minimum a basin, numbered 1, 2, ... in row-major order) when markers is NULL, else flooded from the nonzero labels of an integer markers raster (pixels no marker reaches get 0). Pixels outside the optional mask (zero, nodata, NaN), nodata and NaN image pixels get 0; watershed_line sets the pixels where basins meet to 0. Returns a raster WKB of label_type (32BUI, 16BUI or 8BUI) with nodata 0 on the image''s grid.';

@@ -47,5 +47,19 @@ BEGIN
 	EXECUTE format($f$
 		COMMENT ON FUNCTION pb_distance_transform(%1$s.raster, int, float8[], boolean) IS
 		'Exact Euclidean distance of every nonzero pixel of one band to the nearest zero or nodata pixel, as a 32BF raster on the same grid (spacing: {row step, column step}, default {1,1}); with_index adds the column and row (1-based) of that pixel as bands 2 and 3.'$f$, rt);
+
+	EXECUTE format($f$
+		CREATE FUNCTION pb_watershed(image %1$s.raster, markers %1$s.raster DEFAULT NULL,
+									 connectivity int DEFAULT 8, mask %1$s.raster DEFAULT NULL,
+									 watershed_line boolean DEFAULT false, band int DEFAULT 1,
+									 label_type text DEFAULT '32BUI')
+			RETURNS %1$s.raster
+			LANGUAGE sql IMMUTABLE PARALLEL SAFE
+			AS 'SELECT %1$s.ST_RastFromWKB(%2$s.pb_watershed(%1$s.ST_AsWKB(image),
+					%1$s.ST_AsWKB(markers), connectivity, %1$s.ST_AsWKB(mask),
+					watershed_line, band, label_type))'$f$, rt, pb);
+	EXECUTE format($f$
+		COMMENT ON FUNCTION pb_watershed(%1$s.raster, %1$s.raster, int, %1$s.raster, boolean, int, text) IS
+		'Watershed of one band of a raster (1BB, 8BUI, 16BUI, 32BF heights), 4- or 8-connected, on the GPU when there is one: marker-less (every regional minimum a basin, numbered 1, 2, ... in row-major order) when markers is NULL, else flooded from the nonzero labels of an integer markers raster on the same grid (pixels no marker reaches get 0). Pixels outside the optional mask, nodata and NaN pixels get 0; watershed_line sets the pixels where basins meet to 0. Returns labels of label_type (32BUI, 16BUI or 8BUI) with nodata 0, on the same grid.'$f$, rt);
 END
 $install$;

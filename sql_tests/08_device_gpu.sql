@@ -11,5 +11,8 @@ SELECT jaccard_gpu(a, b) AS no_rows FROM (VALUES (NULL::geometry, NULL::geometry
 -- the raster operations follow the same rule: a 3 x 1 8BUI raster {1, 0, 1}
 SELECT encode(pb_fill_holes(decode('0100000100000000000000f03f000000000000f0bf0000000000000000000000000000'
 	'00000000000000000000000000000000000000000000030001000400010001', 'hex')), 'hex') AS filled;
+-- and the watershed: the 0 is the one minimum, every pixel its basin
+SELECT encode(pb_watershed(decode('0100000100000000000000f03f000000000000f0bf0000000000000000000000000000'
+	'00000000000000000000000000000000000000000000030001000400010001', 'hex')), 'hex') AS basins;
 \set VERBOSITY default
 RESET pixelbox.device;

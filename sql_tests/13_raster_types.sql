@@ -36,3 +36,36 @@ SELECT pb_reconstruct(ST_SetScale(marker, 1), mask) FROM rt;
 SELECT pb_reconstruct(marker, mask, band => 3) FROM rt;
 SELECT pb_distance_transform(ST_AddBand(ST_MakeEmptyRaster(2, 2, 0, 0, 1), '32BSI'::text, 1, NULL)) FROM rt;
 SELECT pb_fill_holes(ST_MakeEmptyRaster(0, 0, 0, 0, 1));
+-- watershed: two valleys meeting at a ridge between columns 3 and 4
+CREATE TABLE ws_rt AS
+SELECT ST_SetValues(ST_AddBand(ST_MakeEmptyRaster(6, 4, 100, 200, 0.5, -0.5, 0, 0, 3857), '8BUI'::text, 0, NULL),
+					1, 1, 1, ARRAY[[1, 2, 3, 3, 2, 1],
+								   [2, 3, 4, 4, 3, 2],
+								   [3, 4, 5, 5, 4, 3],
+								   [4, 5, 6, 6, 5, 4]]::float8[][]) AS image,
+	   ST_SetValues(ST_AddBand(ST_MakeEmptyRaster(6, 4, 100, 200, 0.5, -0.5, 0, 0, 3857), '16BUI'::text, 0, NULL),
+					1, 1, 1, ARRAY[[5, 0, 0, 0, 0, 2],
+								   [0, 0, 0, 0, 0, 0],
+								   [0, 0, 0, 0, 0, 0],
+								   [0, 0, 0, 0, 0, 0]]::float8[][]) AS markers;
+SELECT (ST_DumpValues(pb_watershed(image), 1)) AS basins FROM ws_rt;
+-- marker-controlled, with lines: line pixels are nodata (NULL here)
+SELECT (ST_DumpValues(pb_watershed(image, markers, watershed_line => true), 1)) AS lines FROM ws_rt;
+-- outside the mask: 0, i.e. nodata
+SELECT (ST_DumpValues(pb_watershed(image, mask => ST_SetValue(image, 1, 1, 0::float8)), 1)) AS masked
+FROM ws_rt;
+-- georeference, size and SRID are kept; 32BUI labels with nodata 0 by default
+SELECT ST_GeoReference(r) = ST_GeoReference(image) AS same_georeference, ST_SRID(r) AS srid,
+	   ST_Width(r) AS width, ST_Height(r) AS height, ST_BandPixelType(r) AS pixel_type,
+	   ST_BandNoDataValue(r) AS nodata, ST_BandPixelType(pb_watershed(image, label_type => '16BUI')) AS narrow
+FROM (SELECT pb_watershed(image) AS r, image FROM ws_rt) s;
+-- the basins as polygons: nodata (unlabelled, line) pixels are left out
+SELECT val, ST_AsText(geom) FROM (SELECT (ST_DumpAsPolygons(pb_watershed(image, markers, watershed_line => true))).* FROM ws_rt) s
+ORDER BY val;
+SELECT pb_watershed(NULL::raster) IS NULL AS null_in_null_out;
+-- errors through the raster path
+SELECT pb_watershed(image, ST_SetScale(markers, 1)) FROM ws_rt;
+SELECT pb_watershed(image, mask => ST_SetSRID(image, 4326)) FROM ws_rt;
+SELECT pb_watershed(image, ST_AddBand(ST_MakeEmptyRaster(6, 4, 100, 200, 0.5, -0.5, 0, 0, 3857), '32BF'::text, 1, NULL)) FROM ws_rt;
+SELECT pb_watershed(ST_AddBand(ST_MakeEmptyRaster(2, 2, 0, 0, 1), '32BSI'::text, 1, NULL));
+SELECT pb_watershed(image, band => 2) FROM ws_rt;

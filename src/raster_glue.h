@@ -6,6 +6,7 @@
 #define PB_RASTER_GLUE_H
 
 #include "pixelbox.h"
+#include "core/pb_watershed.h"
 #include "core/raster_wkb.h"
 
 /* One band of a raster WKB argument, read into compute-type pixels. */
@@ -22,8 +23,13 @@ typedef struct PbRasterArg
 } PbRasterArg;
 
 /* raster_io.c */
+extern void PbOpenRasterArg(bytea *wkb, int band, const char *what,
+							const char *caller, PbRasterArg *out,
+							PbRasterBand *rb);
 extern void PbReadRasterArg(bytea *wkb, int band, const char *what,
 							const char *caller, PbRasterArg *out);
+extern void PbCheckAligned(const PbRasterArg *a, const PbRasterArg *b,
+						   const char *caller);
 extern void PbCheckSameGrid(const PbRasterArg *a, const PbRasterArg *b,
 							const char *caller);
 extern bytea *PbRasterResult(const PbRasterHeader *h, int nbands,
@@ -38,5 +44,7 @@ extern void PbRunReconstruct(PbImage *marker, const PbImage *mask,
 extern void PbRunDistance(const uint8 *fg, int32 width, int32 height,
 						  double sy, double sx, float *dist, int64 *nearest,
 						  const char *caller);
+extern void PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels,
+						   const char *caller);
 
 #endif							/* PB_RASTER_GLUE_H */

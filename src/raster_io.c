@@ -17,18 +17,17 @@ PbHugeAlloc(size_t size)
 	return MemoryContextAllocHuge(CurrentMemoryContext, size ? size : 1);
 }
 
-/* Read band number band of a raster WKB argument, checking everything. */
+/*
+ * Locate band number band of a raster WKB argument, checking everything
+ * but its pixel type: fills out's header, band, type and nodata, and rb.
+ */
 void
-PbReadRasterArg(bytea *wkb, int band, const char *what, const char *caller,
-				PbRasterArg *out)
+PbOpenRasterArg(bytea *wkb, int band, const char *what, const char *caller,
+				PbRasterArg *out, PbRasterBand *rb)
 {
 	const uint8 *p = (const uint8 *) VARDATA_ANY(wkb);
 	size_t		len = VARSIZE_ANY_EXHDR(wkb);
-	PbRasterBand rb;
 	PbError		err;
-	PbPixType	type;
-	int64		npix;
-	uint8	   *nd;
 
 	memset(out, 0, sizeof(*out));
 	out->what = what;
@@ -47,23 +46,36 @@ PbReadRasterArg(bytea *wkb, int band, const char *what, const char *caller,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: %s has no band %d (it has %d)", caller, what, band,
 						out->h.nbands)));
-	if (!PbRasterGetBand(p, len, band, &rb, &err))
+	if (!PbRasterGetBand(p, len, band, rb, &err))
 		elog(ERROR, "%s: band %d of %s: %s", caller, band, what, err.message);
-	if (rb.offline)
+	if (rb->offline)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s: band %d of %s is out-of-db", caller, band, what),
 				 errhint("Load the raster in-db (raster2pgsql without -R).")));
+	out->band = band;
+	out->wkb_type = rb->wkb_type;
+	out->has_nodata = rb->has_nodata;
+	out->nodata = rb->nodata;
+}
+
+/* Read band number band of a raster WKB argument, checking everything. */
+void
+PbReadRasterArg(bytea *wkb, int band, const char *what, const char *caller,
+				PbRasterArg *out)
+{
+	PbRasterBand rb;
+	PbPixType	type;
+	int64		npix;
+	uint8	   *nd;
+
+	PbOpenRasterArg(wkb, band, what, caller, out, &rb);
 	if (!PbRasterComputeType(rb.wkb_type, &type))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s: band %d of %s has pixel type %s, which is not supported",
 						caller, band, what, PbWkbPixName(rb.wkb_type)),
 				 errhint("Supported pixel types: 1BB, 8BUI, 16BUI, 32BF.")));
-	out->band = band;
-	out->wkb_type = rb.wkb_type;
-	out->has_nodata = rb.has_nodata;
-	out->nodata = rb.nodata;
 	out->img.width = out->h.width;
 	out->img.height = out->h.height;
 	out->img.type = type;
@@ -84,7 +96,7 @@ PbReadRasterArg(bytea *wkb, int band, const char *what, const char *caller,
 
 /* Rasters combined pixel by pixel must share size, georeference and SRID. */
 void
-PbCheckSameGrid(const PbRasterArg *a, const PbRasterArg *b, const char *caller)
+PbCheckAligned(const PbRasterArg *a, const PbRasterArg *b, const char *caller)
 {
 	const PbRasterHeader *x = &a->h,
 			   *y = &b->h;
@@ -108,6 +120,13 @@ PbCheckSameGrid(const PbRasterArg *a, const PbRasterArg *b, const char *caller)
 				 errdetail("Upper left (%g, %g) and (%g, %g), scale (%g, %g) and (%g, %g), skew (%g, %g) and (%g, %g).",
 						   x->ul_x, x->ul_y, y->ul_x, y->ul_y, x->scale_x, x->scale_y,
 						   y->scale_x, y->scale_y, x->skew_x, x->skew_y, y->skew_x, y->skew_y)));
+}
+
+/* Rasters combined value by value must also share their pixel type. */
+void
+PbCheckSameGrid(const PbRasterArg *a, const PbRasterArg *b, const char *caller)
+{
+	PbCheckAligned(a, b, caller);
 	if (a->wkb_type != b->wkb_type)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -114,3 +114,30 @@ PbRunDistance(const uint8 *fg, int32 width, int32 height, double sy, double sx,
 	CheckStatus(PbDistanceCpu(fg, width, height, sy, sx, dist, (int64_t *) nearest, &run),
 				caller);
 }
+
+/*
+ * The watershed of spec into labels, on the GPU when wanted and working;
+ * a spec the core refuses is a bug of the caller, not of the user.
+ */
+void
+PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels, const char *caller)
+{
+	PbRasterRun run = CpuRun();
+
+	CheckStatus(PbWatershedCheck(spec), caller);
+	if (PbGpuRasterWanted(caller))
+	{
+		char		err[256];
+		PbRasterGpuStats stats;
+		int			st = PbGpuWatershed(spec, labels, (size_t) pb_gpu_memory_mb << 20,
+										RasterInterrupted, NULL, &stats,
+										err, sizeof(err));
+
+		if (st == 0)
+			return;
+		if (st == 1)
+			CheckStatus(PB_R_STOPPED, caller);
+		PbGpuRasterFailed(caller, err);
+	}
+	CheckStatus(PbWatershedCpu(spec, labels, &run), caller);
+}

@@ -395,6 +395,7 @@ PbRasterWriteBand(uint8_t *out, int wkb_type, bool has_nodata, double nodata,
 		uint8_t		u8;
 		uint16_t	u16;
 		int32_t		i32;
+		uint32_t	u32;
 		float		f32;
 	}			v;
 
@@ -406,6 +407,9 @@ PbRasterWriteBand(uint8_t *out, int wkb_type, bool has_nodata, double nodata,
 			break;
 		case PB_WKB_32BSI:
 			v.i32 = (int32_t) nodata;
+			break;
+		case PB_WKB_32BUI:
+			v.u32 = (uint32_t) nodata;
 			break;
 		case PB_WKB_32BF:
 			v.f32 = (float) nodata;

@@ -96,8 +96,8 @@ size_t		PbRasterWkbSize(const PbRasterHeader *h, int nbands, const int *wkb_type
 uint8_t    *PbRasterWriteHeader(uint8_t *out, const PbRasterHeader *h, int nbands);
 
 /*
- * Write one band of wkb_type 1BB, 8BUI, 16BUI, 32BSI or 32BF (what the
- * operations produce): flags, nodata value, and npixels pixels taken from
+ * Write one band of wkb_type 1BB, 8BUI, 16BUI, 32BSI, 32BUI or 32BF (what
+ * the operations produce): flags, nodata value, and npixels pixels taken from
  * native-order values (none: pixels == NULL writes zeros); returns where
  * the next band goes.
  */

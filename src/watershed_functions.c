@@ -1,0 +1,296 @@
+/*
+ * watershed_functions.c: pb_watershed on raster WKB (bytea), what the
+ * pixelbox_raster extension's raster-typed pb_watershed calls; it works
+ * without postgis_raster (tests on the GPU machine use it directly).
+ *
+ * The image band (1BB, 8BUI, 16BUI, 32BF) gives the heights; its nodata
+ * and NaN pixels are walls (label 0), and so are the pixels outside the
+ * optional mask (band 1, any type: inside = nonzero, not nodata, not
+ * NaN).  Optional markers (band 1, an integer type): nonzero, non-nodata
+ * pixels seed their label.  The result is one band of label_type with
+ * nodata 0 on the image's grid.  The definition is src/core/pb_watershed.h.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "port/pg_bswap.h"
+#include "utils/builtins.h"
+
+#include "raster_glue.h"
+
+PG_FUNCTION_INFO_V1(pb_watershed_wkb);
+
+#define WS_CHUNK 4096			/* pixels converted to doubles at a time */
+
+/* Check a connectivity argument. */
+static int
+Connectivity(int32 c, const char *caller)
+{
+	if (c != 4 && c != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: connectivity must be 4 or 8, not %d", caller, c)));
+	return c;
+}
+
+/* The WKB pixel type of the labels a label_type argument names. */
+static int
+LabelType(const char *name, const char *caller)
+{
+	if (pg_strcasecmp(name, "32BUI") == 0)
+		return PB_WKB_32BUI;
+	if (pg_strcasecmp(name, "16BUI") == 0)
+		return PB_WKB_16BUI;
+	if (pg_strcasecmp(name, "8BUI") == 0)
+		return PB_WKB_8BUI;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: label_type must be '32BUI', '16BUI' or '8BUI', not '%s'",
+					caller, name)));
+	return 0;
+}
+
+/* Load an unsigned integer of n bytes (2, 4 or 8) at p, in native order. */
+static inline uint64
+Load(const uint8 *p, int n, bool swap)
+{
+	uint16		u16;
+	uint32		u32;
+	uint64		u64;
+
+	switch (n)
+	{
+		case 2:
+			memcpy(&u16, p, 2);
+			return swap ? pg_bswap16(u16) : u16;
+		case 4:
+			memcpy(&u32, p, 4);
+			return swap ? pg_bswap32(u32) : u32;
+		default:
+			memcpy(&u64, p, 8);
+			return swap ? pg_bswap64(u64) : u64;
+	}
+}
+
+/*
+ * Pixels [start, start + n) of an in-db band of any WKB type, as doubles
+ * (exact for every type but 64BF, which is a double already); one loop
+ * per type, since this runs over every pixel.
+ */
+static void
+BandValues(const PbRasterBand *b, int64 start, int n, double *out)
+{
+	int			bytes = PbWkbPixBytes(b->wkb_type);
+	const uint8 *p = b->pixels + start * bytes;
+
+	switch (b->wkb_type)
+	{
+		case PB_WKB_8BSI:
+			for (int i = 0; i < n; i++)
+				out[i] = (int8) p[i];
+			break;
+		case PB_WKB_16BSI:
+			for (int i = 0; i < n; i++)
+				out[i] = (int16) Load(p + 2 * i, 2, b->swap);
+			break;
+		case PB_WKB_16BUI:
+			for (int i = 0; i < n; i++)
+				out[i] = (uint16) Load(p + 2 * i, 2, b->swap);
+			break;
+		case PB_WKB_32BSI:
+			for (int i = 0; i < n; i++)
+				out[i] = (int32) Load(p + 4 * i, 4, b->swap);
+			break;
+		case PB_WKB_32BUI:
+			for (int i = 0; i < n; i++)
+				out[i] = (uint32) Load(p + 4 * i, 4, b->swap);
+			break;
+		case PB_WKB_32BF:
+			for (int i = 0; i < n; i++)
+			{
+				uint32		u = (uint32) Load(p + 4 * i, 4, b->swap);
+				float		f;
+
+				memcpy(&f, &u, 4);
+				out[i] = f;
+			}
+			break;
+		case PB_WKB_64BF:
+			for (int i = 0; i < n; i++)
+			{
+				uint64		u = Load(p + 8 * i, 8, b->swap);
+
+				memcpy(&out[i], &u, 8);
+			}
+			break;
+		default:				/* 1BB, 2BUI, 4BUI, 8BUI: one byte */
+			for (int i = 0; i < n; i++)
+				out[i] = p[i];
+			break;
+	}
+}
+
+/* Is pixel value v of a band nodata? (NaN is, for the float types.) */
+static inline bool
+IsNodata(const PbRasterBand *b, double v)
+{
+	return b->all_nodata || isnan(v) || (b->has_nodata && v == b->nodata);
+}
+
+/*
+ * Read the markers argument (band 1, an integer type, on the image's
+ * grid) into one label per pixel: 0 for no marker and for nodata pixels.
+ */
+static uint32 *
+ReadMarkers(bytea *wkb, const PbRasterArg *image, const char *caller)
+{
+	PbRasterArg arg;
+	PbRasterBand rb;
+	int64		npix;
+	uint32	   *labels;
+	double		v[WS_CHUNK];
+
+	PbOpenRasterArg(wkb, 1, "markers", caller, &arg, &rb);
+	if (rb.wkb_type == PB_WKB_32BF || rb.wkb_type == PB_WKB_64BF)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: band 1 of markers has pixel type %s, but markers must be integer labels",
+						caller, PbWkbPixName(rb.wkb_type)),
+				 errhint("Marker pixel types: 1BB, 2BUI, 4BUI, 8BUI, 8BSI, 16BUI, 16BSI, 32BUI, 32BSI.")));
+	PbCheckAligned(image, &arg, caller);
+	npix = (int64) arg.h.width * arg.h.height;
+	labels = PbHugeAlloc(sizeof(uint32) * (size_t) npix);
+	for (int64 start = 0; start < npix; start += WS_CHUNK)
+	{
+		int			n = (int) Min(WS_CHUNK, npix - start);
+
+		BandValues(&rb, start, n, v);
+		for (int i = 0; i < n; i++)
+		{
+			if (IsNodata(&rb, v[i]))
+				labels[start + i] = 0;
+			else if (v[i] < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s: markers has a negative label (%.0f) at column %d, row %d",
+								caller, v[i], (int) ((start + i) % arg.h.width) + 1,
+								(int) ((start + i) / arg.h.width) + 1),
+						 errhint("Marker labels are positive; 0 or nodata marks no marker.")));
+			else
+				labels[start + i] = (uint32) v[i];
+		}
+	}
+	return labels;
+}
+
+/*
+ * Mark in wall the pixels outside the mask argument (band 1, any type, on
+ * the image's grid): zero, nodata or NaN.
+ */
+static void
+ReadMask(bytea *wkb, const PbRasterArg *image, uint8 *wall, const char *caller)
+{
+	PbRasterArg arg;
+	PbRasterBand rb;
+	int64		npix;
+	double		v[WS_CHUNK];
+
+	PbOpenRasterArg(wkb, 1, "mask", caller, &arg, &rb);
+	PbCheckAligned(image, &arg, caller);
+	npix = (int64) arg.h.width * arg.h.height;
+	for (int64 start = 0; start < npix; start += WS_CHUNK)
+	{
+		int			n = (int) Min(WS_CHUNK, npix - start);
+
+		BandValues(&rb, start, n, v);
+		for (int i = 0; i < n; i++)
+			wall[start + i] |= v[i] == 0 || IsNodata(&rb, v[i]);
+	}
+}
+
+/*
+ * The labels as a band of label_type: an error when one does not fit;
+ * narrower types are copied into a new buffer.
+ */
+static const void *
+NarrowLabels(const uint32 *labels, int64 npix, int label_type, const char *caller)
+{
+	uint32		top = label_type == PB_WKB_8BUI ? PG_UINT8_MAX :
+		label_type == PB_WKB_16BUI ? PG_UINT16_MAX : PG_UINT32_MAX;
+	uint32		most = 0;
+
+	if (label_type == PB_WKB_32BUI)
+		return labels;
+	for (int64 i = 0; i < npix; i++)
+		most = Max(most, labels[i]);
+	if (most > top)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("%s: label overflow: label %u does not fit in %s (at most %u)",
+						caller, most, PbWkbPixName(label_type), top),
+				 errhint("Use a wider label_type ('32BUI' holds every label).")));
+	if (label_type == PB_WKB_16BUI)
+	{
+		uint16	   *out = PbHugeAlloc(sizeof(uint16) * (size_t) npix);
+
+		for (int64 i = 0; i < npix; i++)
+			out[i] = (uint16) labels[i];
+		return out;
+	}
+	else
+	{
+		uint8	   *out = PbHugeAlloc((size_t) npix);
+
+		for (int64 i = 0; i < npix; i++)
+			out[i] = (uint8) labels[i];
+		return out;
+	}
+}
+
+/*
+ * pb_watershed(image bytea, markers bytea, connectivity int, mask bytea,
+ * watershed_line bool, band int, label_type text): the watershed labels of
+ * one band of image, marker-less when markers is NULL, as a raster WKB of
+ * label_type with nodata 0.  A NULL image (or option) gives NULL.
+ */
+Datum
+pb_watershed_wkb(PG_FUNCTION_ARGS)
+{
+	const char *caller = "pb_watershed";
+	PbRasterArg image;
+	PbWatershedSpec spec;
+	int			label_type;
+	int64		npix;
+	uint8	   *wall;
+	uint32	   *labels;
+	bool		has_nodata = true;
+	double		nodata = 0;
+	const void *pixels[1];
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2) || PG_ARGISNULL(4) || PG_ARGISNULL(5) ||
+		PG_ARGISNULL(6))
+		PG_RETURN_NULL();
+	memset(&spec, 0, sizeof(spec));
+	spec.connectivity = Connectivity(PG_GETARG_INT32(2), caller);
+	spec.lines = PG_GETARG_BOOL(4);
+	label_type = LabelType(text_to_cstring(PG_GETARG_TEXT_PP(6)), caller);
+	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), PG_GETARG_INT32(5), "image", caller, &image);
+	npix = (int64) image.img.width * image.img.height;
+	wall = image.is_nodata;		/* nodata and NaN heights */
+	if (!PG_ARGISNULL(3))
+	{
+		if (wall == NULL)
+			wall = palloc_extended((size_t) npix, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		ReadMask(PG_GETARG_BYTEA_PP(3), &image, wall, caller);
+	}
+	if (!PG_ARGISNULL(1))
+		spec.markers = ReadMarkers(PG_GETARG_BYTEA_PP(1), &image, caller);
+	spec.image = image.img;
+	spec.wall = wall;
+	labels = PbHugeAlloc(sizeof(uint32) * (size_t) npix);
+	PbRunWatershed(&spec, labels, caller);
+	pixels[0] = NarrowLabels(labels, npix, label_type, caller);
+	PG_RETURN_BYTEA_P(PbRasterResult(&image.h, 1, &label_type, &has_nodata, &nodata,
+									 pixels, caller));
+}

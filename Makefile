@@ -47,7 +47,7 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) src/core/pb_core.h src/core/pb_raster.h
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) src/core/pb_core.h src/core/pb_raster.h src/core/pb_watershed.h
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 # every object depends on every header (few, small): no stale struct layouts

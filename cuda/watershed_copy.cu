@@ -1,0 +1,234 @@
+/*
+ * watershed_copy.cu: copies between the caller's pageable memory and the
+ * device for the GPU watershed, several times faster than a plain
+ * cudaMemcpy from pageable memory (which one thread stages through a
+ * driver buffer): WS_COPY_THREADS threads each move a band of rows through
+ * their own pair of pinned buffers, copying one with memcpy while the
+ * other is in flight on their own stream.  The pinned buffers, streams
+ * and events are made on the first large copy and kept for the life of
+ * the process (like the context's memory pool).  The threads start with every signal
+ * blocked, call nothing but memcpy and CUDA, and are joined before return.
+ * Small copies, and any the threads cannot take, go the plain way on the
+ * context's stream.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "watershed_gpu.cuh"
+
+#define WS_COPY_THREADS 8
+#define WS_PIN_BYTES ((size_t) 2 << 20)	/* each of a thread's two buffers */
+#define WS_COPY_MIN ((size_t) 16 << 20)	/* smaller copies go the plain way */
+
+/* What the copy threads use, made once. */
+typedef struct WsCopyKit
+{
+	bool		ready;
+	char	   *pin;			/* 2 * WS_COPY_THREADS buffers */
+	cudaStream_t stream[WS_COPY_THREADS];
+	cudaEvent_t ev[2 * WS_COPY_THREADS];
+} WsCopyKit;
+
+static WsCopyKit ws_kit;
+
+/* One thread's band of rows. */
+typedef struct WsCopyJob
+{
+	bool		in;				/* host to device */
+	char	   *dst;
+	size_t		dpitch;
+	const char *src;
+	size_t		spitch;
+	size_t		width;			/* bytes per row */
+	size_t		rows;
+	char	   *pin[2];
+	cudaStream_t s;
+	cudaEvent_t *ev;			/* 2 */
+	cudaError_t e;
+} WsCopyJob;
+
+/* Host to device through the job's pinned pair, chunk by chunk. */
+static cudaError_t
+WsCopyBandIn(WsCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
+{
+	size_t		per = WS_PIN_BYTES / j->width;
+	cudaError_t e = cudaSuccess;
+
+	for (size_t r0 = 0, k = 0; r0 < j->rows && e == cudaSuccess; r0 += per, k++)
+	{
+		size_t		n = per < j->rows - r0 ? per : j->rows - r0;
+		char	   *b = j->pin[k & 1];
+
+		if (k >= 2 && (e = cudaEventSynchronize(ev[k & 1])) != cudaSuccess)
+			break;
+		for (size_t r = 0; r < n; r++)
+			memcpy(b + r * j->width, j->src + (r0 + r) * j->spitch, j->width);
+		if ((e = cudaMemcpy2DAsync(j->dst + r0 * j->dpitch, j->dpitch, b, j->width, j->width, n,
+								   cudaMemcpyHostToDevice, s)) == cudaSuccess)
+			e = cudaEventRecord(ev[k & 1], s);
+	}
+	return e;
+}
+
+/* Device to host through the job's pinned pair, one chunk behind. */
+static cudaError_t
+WsCopyBandOut(WsCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
+{
+	size_t		per = WS_PIN_BYTES / j->width;
+	size_t		nchunks = (j->rows + per - 1) / per;
+	cudaError_t e = cudaSuccess;
+
+	for (size_t k = 0; k <= nchunks && e == cudaSuccess; k++)
+	{
+		if (k < nchunks)		/* start chunk k */
+		{
+			size_t		r0 = k * per,
+						n = per < j->rows - r0 ? per : j->rows - r0;
+
+			if ((e = cudaMemcpy2DAsync(j->pin[k & 1], j->width, j->src + r0 * j->spitch, j->spitch,
+									   j->width, n, cudaMemcpyDeviceToHost, s)) != cudaSuccess ||
+				(e = cudaEventRecord(ev[k & 1], s)) != cudaSuccess)
+				break;
+		}
+		if (k > 0)				/* finish chunk k - 1 */
+		{
+			size_t		r0 = (k - 1) * per,
+						n = per < j->rows - r0 ? per : j->rows - r0;
+			const char *b = j->pin[(k - 1) & 1];
+
+			if ((e = cudaEventSynchronize(ev[(k - 1) & 1])) != cudaSuccess)
+				break;
+			for (size_t r = 0; r < n; r++)
+				memcpy(j->dst + (r0 + r) * j->dpitch, b + r * j->width, j->width);
+		}
+	}
+	return e;
+}
+
+/* A copy thread: its band on its own stream, then wait for it. */
+static void *
+WsCopyWorker(void *arg)
+{
+	WsCopyJob  *j = (WsCopyJob *) arg;
+	cudaError_t e;
+
+	if ((e = cudaSetDevice(0)) == cudaSuccess &&
+		(e = j->in ? WsCopyBandIn(j, j->s, j->ev) : WsCopyBandOut(j, j->s, j->ev)) == cudaSuccess)
+		e = cudaStreamSynchronize(j->s);
+	j->e = e;
+	return NULL;
+}
+
+/* Make the pinned buffers, streams and events once; whether they exist. */
+static bool
+WsCopyKitReady(void)
+{
+	WsCopyKit	k;
+	bool		ok;
+
+	if (ws_kit.ready)
+		return true;
+	memset(&k, 0, sizeof(k));
+	ok = cudaHostAlloc((void **) &k.pin, 2 * WS_COPY_THREADS * WS_PIN_BYTES,
+					   cudaHostAllocPortable) == cudaSuccess;
+	for (int t = 0; ok && t < WS_COPY_THREADS; t++)
+		ok = cudaStreamCreateWithFlags(&k.stream[t], cudaStreamNonBlocking) == cudaSuccess &&
+			cudaEventCreateWithFlags(&k.ev[2 * t], cudaEventDisableTiming) == cudaSuccess &&
+			cudaEventCreateWithFlags(&k.ev[2 * t + 1], cudaEventDisableTiming) == cudaSuccess;
+	if (!ok)					/* undo what was made; null handles fail harmlessly */
+	{
+		cudaFreeHost(k.pin);
+		for (int t = 0; t < WS_COPY_THREADS; t++)
+		{
+			cudaStreamDestroy(k.stream[t]);
+			cudaEventDestroy(k.ev[2 * t]);
+			cudaEventDestroy(k.ev[2 * t + 1]);
+		}
+		cudaGetLastError();
+		return false;
+	}
+	k.ready = true;
+	ws_kit = k;
+	return true;
+}
+
+/*
+ * A 2D copy between pageable host memory and the device (in: host to
+ * device), ordered after the work already on the context's stream and
+ * finished on return.  0, or -1 with a reason (what) in err.
+ */
+static int
+WsCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spitch,
+	   size_t width, size_t rows, const char *what, char *err, size_t err_len)
+{
+	WsCopyJob	jobs[WS_COPY_THREADS];
+	pthread_t	tids[WS_COPY_THREADS];
+	bool		started[WS_COPY_THREADS];
+	sigset_t	all,
+				old;
+	size_t		band = (rows + WS_COPY_THREADS - 1) / WS_COPY_THREADS;
+	cudaError_t e;
+
+	if (width * rows < WS_COPY_MIN || width > WS_PIN_BYTES || !WsCopyKitReady())
+	{
+		if ((e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows,
+								   in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+								   c->stream)) != cudaSuccess ||
+			(e = cudaStreamSynchronize(c->stream)) != cudaSuccess)
+			return RgFail(err, err_len, what, e);
+		return 0;
+	}
+	if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess)
+		return RgFail(err, err_len, what, e);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int t = 0; t < WS_COPY_THREADS; t++)
+	{
+		size_t		r0 = band * t < rows ? band * t : rows;
+		size_t		r1 = r0 + band < rows ? r0 + band : rows;
+
+		jobs[t].in = in;
+		jobs[t].dst = (char *) dst + r0 * dpitch;
+		jobs[t].dpitch = dpitch;
+		jobs[t].src = (const char *) src + r0 * spitch;
+		jobs[t].spitch = spitch;
+		jobs[t].width = width;
+		jobs[t].rows = r1 - r0;
+		jobs[t].pin[0] = ws_kit.pin + (size_t) (2 * t) * WS_PIN_BYTES;
+		jobs[t].pin[1] = ws_kit.pin + (size_t) (2 * t + 1) * WS_PIN_BYTES;
+		jobs[t].s = ws_kit.stream[t];
+		jobs[t].ev = &ws_kit.ev[2 * t];
+		jobs[t].e = cudaSuccess;
+		started[t] = jobs[t].rows > 0 && pthread_create(&tids[t], NULL, WsCopyWorker, &jobs[t]) == 0;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (int t = 0; t < WS_COPY_THREADS; t++)
+	{
+		if (started[t])
+			pthread_join(tids[t], NULL);
+		else if (jobs[t].rows > 0)	/* no thread: do its band here */
+			WsCopyWorker(&jobs[t]);
+	}
+	for (int t = 0; t < WS_COPY_THREADS; t++)
+		if (jobs[t].e != cudaSuccess)
+			return RgFail(err, err_len, what, jobs[t].e);
+	return 0;
+}
+
+/* Host rows to the device (see watershed_gpu.cuh). */
+int
+WsCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+		 size_t rows, const char *what, char *err, size_t err_len)
+{
+	return WsCopy(c, true, dst, dpitch, src, spitch, width, rows, what, err, err_len);
+}
+
+/* Device rows to the host (see watershed_gpu.cuh). */
+int
+WsCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+		  size_t rows, const char *what, char *err, size_t err_len)
+{
+	return WsCopy(c, false, dst, dpitch, src, spitch, width, rows, what, err, err_len);
+}

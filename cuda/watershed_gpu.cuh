@@ -1,0 +1,126 @@
+/*
+ * watershed_gpu.cuh: what the files of the GPU watershed share (internal
+ * to cuda/watershed_*.cu): the device state of one region, the automaton
+ * driver (watershed_ca.cu), the loading and finishing kernels
+ * (watershed_post.cu) and the host steps of tiled runs (watershed_host.cu).
+ *
+ * A region is the whole image (untiled) or one tile with a one-pixel halo
+ * of its neighbours' current state: only the pixels of its updatable
+ * rectangle change, the halo around it is read-only.
+ */
+#ifndef PB_WATERSHED_GPU_CUH
+#define PB_WATERSHED_GPU_CUH
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "raster_gpu_common.cuh"
+#include "../src/core/pb_watershed.h"
+
+#define WS_T 32					/* side of the pixel tile of one CA block */
+#define WS_THREADS 256			/* threads of a CA block (32 x 8, 4 rows each) */
+#define WS_RANK_CHUNK 4096		/* pixels per block when numbering minima */
+
+/* Words of the CA's control array. */
+enum
+{
+	WS_LAST = 0,				/* last round + 1 that activated a tile */
+	WS_GRAB = 1,				/* 3 rotating tile counters of the rounds */
+	WS_CTL_WORDS = 4
+};
+
+/* Device buffers and geometry of one region. */
+typedef struct WsRegion
+{
+	void	   *img;			/* input pixels of type (levels) */
+	void	   *key;			/* uint64 marker-controlled, uint32 (d) marker-less */
+	uint32_t   *lab;
+	void	   *key2;			/* second buffers of the synchronous CA */
+	uint32_t   *lab2;
+	uint32_t   *act;			/* per CA tile: the last round it must run in */
+	uint32_t   *ctl;			/* WS_CTL_WORDS */
+	int			w,
+				h;				/* region size */
+	int			ux0,
+				uy0,
+				ux1,
+				uy1;			/* updatable rectangle */
+	int64_t		gx0,
+				gy0,
+				gw;				/* region origin in the image, image width */
+	PbPixType	type;
+	bool		mk;				/* marker-controlled */
+	bool		c8;				/* 8-connectivity */
+} WsRegion;
+
+/* Bytes of one stored key. */
+static inline size_t
+WsKeyBytes(bool mk)
+{
+	return mk ? sizeof(uint64_t) : sizeof(uint32_t);
+}
+
+/* CA tiles covering a w x h updatable rectangle. */
+static inline size_t
+WsCaTiles(int64_t w, int64_t h)
+{
+	return (size_t) ((w + WS_T - 1) / WS_T) * (size_t) ((h + WS_T - 1) / WS_T);
+}
+
+/*
+ * Run the automaton of region r to its fixed point (keys and labels,
+ * before numbering and lines): block-asynchronously, or synchronously
+ * (key2/lab2 needed) when sync.  0, 1 when poll asked to stop, -1 with a
+ * reason in err.
+ */
+int			WsRunCa(RgCtx *c, const WsRegion *r, bool sync, PbPollFn poll, void *poll_arg,
+					PbRasterGpuStats *st, char *err, size_t err_len);
+
+/*
+ * Encode the walls (mask, NaN: label 0) and seeds (label: the marker) of
+ * rows [row0, row0 + nrows) of region r into their keys, from its pixels
+ * and the staged rows of wall and mk (either may be NULL).  Other pixels
+ * keep their key and label.  Asynchronous on the stream.
+ */
+void		WsLaunchInit(const WsRegion *r, const uint8_t *wall, const uint32_t *mk,
+						 int row0, int nrows, cudaStream_t s, int sms);
+
+/*
+ * Finish an untiled run in place on the device: the watershed lines
+ * (lines: bits has one bit per pixel) and, marker-less, the numbering of
+ * the minima (cnt has one word per WS_RANK_CHUNK pixels; the key buffer
+ * is reused).  Asynchronous on the stream.
+ */
+void		WsLaunchFinish(const WsRegion *r, bool lines, uint32_t *bits, uint32_t *cnt,
+						   cudaStream_t s, int sms);
+
+/*
+ * Copy rows between the caller's pageable memory and the device (2D, as
+ * cudaMemcpy2D), after the work on the context's stream, through threads
+ * and pinned buffers (watershed_copy.cu); done on return.  0, or -1 with
+ * "what: reason" in err.
+ */
+int			WsCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
+					 size_t width, size_t rows, const char *what, char *err, size_t err_len);
+int			WsCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
+					  size_t width, size_t rows, const char *what, char *err, size_t err_len);
+
+/* Host, tiled runs: memset on host threads. */
+void		WsHostFill(void *p, int v, size_t n);
+
+/* Host, tiled runs: number the minima of marker-less labels; 0 or -1. */
+int			WsHostNumber(uint32_t *labels, int64_t n, char *err, size_t err_len);
+
+/* Host, tiled runs: draw the watershed lines into labels; 0 or -1. */
+int			WsHostLines(const PbWatershedSpec *spec, const void *keys, uint32_t *labels,
+						char *err, size_t err_len);
+
+/* Host: save the border ring of rectangle [x0,x1) x [y0,y1) of a w-wide array. */
+void		WsRingSave(const void *a, size_t es, int64_t w, int x0, int y0, int x1, int y1,
+					   char *ring);
+
+/* Host: whether that border ring differs from the saved one. */
+bool		WsRingChanged(const void *a, size_t es, int64_t w, int x0, int y0, int x1, int y1,
+						  const char *ring);
+
+#endif							/* PB_WATERSHED_GPU_CUH */

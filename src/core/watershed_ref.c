@@ -8,7 +8,6 @@
  * the GPU versions to.  Also the argument check every version shares.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "pb_watershed.h"
 #include "watershed_rules.h"
@@ -134,8 +133,15 @@ PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels)
 				RefStep(&g, lv, seed, key, lab, i, &nkey[i], &nlab[i]))
 				changed = true;
 		}
-		memcpy(key, nkey, sizeof(uint64_t) * n);
-		memcpy(lab, nlab, sizeof(uint32_t) * n);
+		{
+			uint64_t   *tk = key;
+			uint32_t   *tl = lab;
+
+			key = nkey;
+			nkey = tk;
+			lab = nlab;
+			nlab = tl;
+		}
 	}
 
 	/* marker-less: number the minima (labelled by first index) in order */

@@ -23,17 +23,6 @@ PG_FUNCTION_INFO_V1(pb_reconstruct_wkb);
 PG_FUNCTION_INFO_V1(pb_fill_holes_wkb);
 PG_FUNCTION_INFO_V1(pb_distance_transform_wkb);
 
-/* Check a connectivity argument. */
-static int
-Connectivity(int32 c, const char *caller)
-{
-	if (c != 4 && c != 8)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: connectivity must be 4 or 8, not %d", caller, c)));
-	return c;
-}
-
 /*
  * The value that never propagates under op: the lowest of the type for
  * dilation, the highest for erosion.
@@ -139,7 +128,7 @@ Datum
 pb_reconstruct_wkb(PG_FUNCTION_ARGS)
 {
 	const char *caller = "pb_reconstruct";
-	int			connectivity = Connectivity(PG_GETARG_INT32(2), caller);
+	int			connectivity = PbConnectivityArg(PG_GETARG_INT32(2), caller);
 	char	   *method = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	int			band = PG_GETARG_INT32(4);
 	PbReconOp	op;
@@ -171,7 +160,7 @@ Datum
 pb_fill_holes_wkb(PG_FUNCTION_ARGS)
 {
 	const char *caller = "pb_fill_holes";
-	int			connectivity = Connectivity(PG_GETARG_INT32(1), caller);
+	int			connectivity = PbConnectivityArg(PG_GETARG_INT32(1), caller);
 	int			band = PG_GETARG_INT32(2);
 	PbRasterArg image,
 				marker;

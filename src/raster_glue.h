@@ -37,6 +37,7 @@ extern bytea *PbRasterResult(const PbRasterHeader *h, int nbands,
 							 const double *nodata, const void *const *pixels,
 							 const char *caller);
 extern void *PbHugeAlloc(size_t size);
+extern int	PbConnectivityArg(int32 c, const char *caller);
 
 /* raster_run.c */
 extern void PbRunReconstruct(PbImage *marker, const PbImage *mask,

@@ -160,3 +160,14 @@ PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
 	Assert(p == (uint8 *) VARDATA(out) + size);
 	return out;
 }
+
+/* Check a connectivity argument of a raster function: 4 or 8. */
+int
+PbConnectivityArg(int32 c, const char *caller)
+{
+	if (c != 4 && c != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: connectivity must be 4 or 8, not %d", caller, c)));
+	return c;
+}

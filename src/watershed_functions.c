@@ -23,17 +23,6 @@ PG_FUNCTION_INFO_V1(pb_watershed_wkb);
 
 #define WS_CHUNK 4096			/* pixels converted to doubles at a time */
 
-/* Check a connectivity argument. */
-static int
-Connectivity(int32 c, const char *caller)
-{
-	if (c != 4 && c != 8)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: connectivity must be 4 or 8, not %d", caller, c)));
-	return c;
-}
-
 /* The WKB pixel type of the labels a label_type argument names. */
 static int
 LabelType(const char *name, const char *caller)
@@ -272,7 +261,7 @@ pb_watershed_wkb(PG_FUNCTION_ARGS)
 		PG_ARGISNULL(6))
 		PG_RETURN_NULL();
 	memset(&spec, 0, sizeof(spec));
-	spec.connectivity = Connectivity(PG_GETARG_INT32(2), caller);
+	spec.connectivity = PbConnectivityArg(PG_GETARG_INT32(2), caller);
 	spec.lines = PG_GETARG_BOOL(4);
 	label_type = LabelType(text_to_cstring(PG_GETARG_TEXT_PP(6)), caller);
 	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), PG_GETARG_INT32(5), "image", caller, &image);

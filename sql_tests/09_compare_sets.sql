@@ -87,6 +87,14 @@ SELECT x.c IS NOT DISTINCT FROM (SELECT ROW(pairs, pairs_intersecting, jaccard_m
          intersection_area, union_area, polygons_a, polygons_b, missed_a, missed_b)::pb_set_comparison
          FROM sets WHERE slide = 1) AS parallel_identical
 FROM (SELECT pb_compare_sets(geom, algorithm = 'A') AS c FROM nuclei WHERE slide = 1) x;
+-- every row through the workers, which pack their polygons for the leader:
+-- general polygons, duplicates and an empty set B come through identical
+SET parallel_leader_participation = off;
+SELECT slide, x.c IS NOT DISTINCT FROM (SELECT ROW(pairs, pairs_intersecting, jaccard_mean, jaccard_total, dice_mean,
+         intersection_area, union_area, polygons_a, polygons_b, missed_a, missed_b)::pb_set_comparison
+         FROM sets s WHERE s.slide = x.slide) AS parallel_identical
+FROM (SELECT slide, pb_compare_sets(geom, algorithm = 'A') AS c FROM nuclei GROUP BY slide) x ORDER BY slide;
+SELECT tasks > 0 AS workers_packed FROM pb_pipeline_report() WHERE stage = 'merge';
 RESET ALL;
 -- the CPU fallback after an injected GPU failure gives the same answer
 SET pixelbox.gpu_fault = run;

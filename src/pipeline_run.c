@@ -13,8 +13,6 @@
  */
 #include "postgres.h"
 
-#include <unistd.h>
-
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -33,6 +31,8 @@ struct PbRun
 	const char *caller;
 	MemoryContextCallback cb;
 	double		tile_s;			/* time the caller spent making tasks */
+	double		merge_s;		/* time spent unpacking workers' chunks */
+	int64		merge_chunks;
 	int64		tasks;
 };
 
@@ -40,6 +40,8 @@ struct PbRun
 static PbPipeStats last_stats;
 static int64 last_tasks;
 static double last_tile_s;
+static double last_merge_s;
+static int64 last_merge_chunks;
 static bool last_valid;
 
 /*
@@ -74,14 +76,13 @@ PbRunStart(MemoryContext cxt, const char *caller)
 {
 	PbRun	   *r = MemoryContextAllocZero(cxt, sizeof(PbRun));
 	PbPipeConfig c;
-	int			threads = pb_cpu_threads > 0 ? pb_cpu_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
 
 	r->caller = caller;
 	r->cb.func = RunCleanup;
 	r->cb.arg = r;
 	MemoryContextRegisterResetCallback(cxt, &r->cb);
 	r->has_device = PbGpuPipeDevice(r, &r->device, caller);
-	PbPipeConfigDefaults(&c, Max(threads, 1));
+	PbPipeConfigDefaults(&c, PbCpuThreads());
 	c.method = (PbMethod) pb_cpu_method;
 	c.device = r->has_device ? &r->device : NULL;
 	c.migration = pb_migration;
@@ -119,6 +120,14 @@ PbRunAddTileTime(PbRun *r, double seconds)
 	r->tile_s += seconds;
 }
 
+/* Count chunks unpacked before the run and their time (the report's merge row). */
+void
+PbRunAddMerge(PbRun *r, int64 chunks, double seconds)
+{
+	r->merge_chunks += chunks;
+	r->merge_s += seconds;
+}
+
 void
 PbRunFinish(PbRun *r, PbCompareAcc *acc)
 {
@@ -132,6 +141,8 @@ PbRunFinish(PbRun *r, PbCompareAcc *acc)
 	PbPipeGetStats(r->pipe, &last_stats);
 	last_tasks = r->tasks;
 	last_tile_s = r->tile_s;
+	last_merge_s = r->merge_s;
+	last_merge_chunks = r->merge_chunks;
 	last_valid = true;
 	if (r->has_device)
 		PbGpuPipeRelease(r);
@@ -187,6 +198,7 @@ pb_pipeline_report(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (!last_valid)
 		return (Datum) 0;
+	ReportRow(rsinfo, "merge", "cpu", last_merge_chunks, -1, 0, last_merge_s);
 	ReportRow(rsinfo, "tile", "cpu", last_tasks, -1, 0, last_tile_s);
 	StageRow(rsinfo, "filter", "cpu", &s->filter_cpu);
 	StageRow(rsinfo, "filter", "gpu", &s->filter_device);

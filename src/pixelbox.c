@@ -7,6 +7,7 @@
 #include "postgres.h"
 
 #include <limits.h>
+#include <unistd.h>
 
 #include "utils/guc.h"
 
@@ -25,6 +26,15 @@ bool		pb_migration = true;
 int			pb_pipeline_throttle = PB_THROTTLE_NONE;
 int			pb_tile_shapes = 2048;
 bool		pb_pipelined = true;
+
+/* Threads a CPU run uses: pixelbox.cpu_threads, or one per online CPU (0). */
+int
+PbCpuThreads(void)
+{
+	int			n = pb_cpu_threads > 0 ? pb_cpu_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? n : 1;
+}
 
 static const struct config_enum_entry throttle_options[] = {
 	{"none", PB_THROTTLE_NONE, false},

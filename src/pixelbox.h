@@ -53,6 +53,8 @@ extern int	pb_batch_memory_kb;
 extern bool pb_force_ewkb;
 extern bool pb_migration;
 extern bool pb_pipelined;
+
+extern int	PbCpuThreads(void);
 extern int	pb_pipeline_throttle;
 extern int	pb_tile_shapes;
 
@@ -92,6 +94,7 @@ struct PbCompareAcc;
 extern PbRun *PbRunStart(MemoryContext cxt, const char *caller);
 extern void PbRunFeed(PbRun *r, struct PbTask *t);
 extern void PbRunAddTileTime(PbRun *r, double seconds);
+extern void PbRunAddMerge(PbRun *r, int64 chunks, double seconds);
 extern void PbRunFinish(PbRun *r, struct PbCompareAcc *acc);
 extern void PbRunEnd(PbRun *r);
 

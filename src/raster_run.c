@@ -8,8 +8,6 @@
  */
 #include "postgres.h"
 
-#include <unistd.h>
-
 #include "miscadmin.h"
 
 #include "../cuda/pb_raster_gpu.h"
@@ -28,9 +26,7 @@ CpuRun(void)
 {
 	PbRasterRun run;
 
-	run.threads = pb_cpu_threads > 0 ? pb_cpu_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
-	if (run.threads < 1)
-		run.threads = 1;
+	run.threads = PbCpuThreads();
 	run.tile = 0;
 	run.poll = RasterInterrupted;
 	run.poll_arg = NULL;

@@ -2,8 +2,11 @@
  * set_compare.c: pb_compare_sets(geom, in_a), the cross-comparison of two
  * polygon sets in one scan, without a PostgreSQL join.
  *
- * Rows are decoded into one batch, each shape tagged with its set (combine,
- * serial and deserial let PostgreSQL's parallel workers decode them).  At
+ * Rows are decoded into one batch, each shape tagged with its set.  With
+ * parallel workers, each decodes its rows and hands them to the leader
+ * packed (shape_pack.h, a quarter of the batch's bytes through the tuple
+ * queue); the leader keeps the packed bytes as they come and unpacks them
+ * all on threads at the end.  At
  * the end the sets are cut into grid tiles and the SCCG pipeline
  * (pipeline_run.c) pairs every tile's polygons whose float4 boxes meet,
  * exactly the pairs PostGIS's && gives the Fig. 1(b) query, and computes
@@ -15,25 +18,42 @@
 #include <time.h>
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 
 #include "core/pb_accum.h"
 #include "core/pipeline.h"
+#include "core/shape_pack.h"
 #include "core/tiling.h"
 #include "pixelbox.h"
 
-#define PB_SETS_FORMAT 1		/* version byte of serialized states */
+#define PB_SETS_FORMAT 2		/* version byte of serialized states */
+#define SETS_CHUNK_SHAPES 4096	/* shapes per packed chunk (a thread's job) */
+
+/* Packed chunks a parallel worker sent (src/core/shape_pack.h). */
+typedef struct SetsPart
+{
+	uint8	   *data;
+	size_t		len;
+} SetsPart;
 
 /* Transition state of pb_compare_sets (and the sets of pb_compare_files). */
 struct SetsState
 {
 	PbAllocator mem;			/* palloc in the aggregate's context */
-	PbBatch		batch;			/* every decoded polygon of both sets */
+	PbBatch		batch;			/* the polygons decoded here, of both sets */
 	uint8	   *in_a;			/* per shape: 1 in set a, 0 in set b */
 	uint32		cap_in_a;
 	int32		srid;
 	bool		has_srid;
+	SetsPart   *parts;			/* workers' polygons, still packed */
+	uint32		nparts,
+				cap_parts;
+	PbPacker	pack;			/* in a parallel worker: its rows, packed */
+	PbBatch		scratch;		/* in a parallel worker: the row being packed */
+	uint32		merged_chunks;	/* chunks unpacked at the end, and their time */
+	double		merge_s;
 };
 
 /* Make an empty set pair allocating in cxt (an aggregate state, or a call's). */
@@ -44,6 +64,8 @@ PbSetsCreate(MemoryContext aggcxt)
 
 	PbPgAllocatorInit(&s->mem, aggcxt);
 	PbBatchInit(&s->batch, &s->mem);
+	PbBatchInit(&s->scratch, &s->mem);
+	PbPackerInit(&s->pack, &s->mem, SETS_CHUNK_SHAPES);
 	return s;
 }
 
@@ -64,6 +86,34 @@ SetsTag(SetsState *s, uint32 shape, bool in_a)
 	s->in_a[shape] = in_a ? 1 : 0;
 }
 
+/* Keep a packed part (its bytes in the state's context) for the end. */
+static void
+SetsAddPart(SetsState *s, SetsPart part)
+{
+	if (s->nparts == s->cap_parts)
+	{
+		s->cap_parts = Max(8, s->cap_parts * 2);
+		s->parts = s->parts ? repalloc(s->parts, sizeof(SetsPart) * s->cap_parts)
+			: MemoryContextAlloc((MemoryContext) s->mem.ctx, sizeof(SetsPart) * s->cap_parts);
+	}
+	s->parts[s->nparts++] = part;
+}
+
+/* Make the rows this state packed one of its parts (nothing if none). */
+static void
+SetsFlushPack(SetsState *s)
+{
+	SetsPart	part;
+
+	PbPackerClose(&s->pack);
+	if (s->pack.len == 0)
+		return;
+	part.data = s->pack.buf;
+	part.len = s->pack.len;
+	SetsAddPart(s, part);
+	PbPackerInit(&s->pack, &s->mem, SETS_CHUNK_SHAPES);
+}
+
 /* The batch polygons are decoded into (then given to PbSetsAdd). */
 PbBatch *
 PbSetsBatch(SetsState *s)
@@ -80,7 +130,11 @@ PbSetsAdd(SetsState *s, uint32 shape, bool in_a, const char *caller)
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_transfn);
-/* Decode one row into the state; NULL geometry or NULL set skips the row. */
+/*
+ * Decode one row into the state; NULL geometry or NULL set skips the row.
+ * A parallel worker packs each row at once (shape_pack.h): its partial
+ * state is then about a quarter of a batch, ready to send to the leader.
+ */
 Datum
 pb_compare_sets_transfn(PG_FUNCTION_ARGS)
 {
@@ -93,18 +147,26 @@ pb_compare_sets_transfn(PG_FUNCTION_ARGS)
 	s = PG_ARGISNULL(0) ? PbSetsCreate(aggcxt) : (SetsState *) PG_GETARG_POINTER(0);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(s);
+	if (IsParallelWorker())
+	{
+		PbBatchReset(&s->scratch);
+		shape = PbDecodeGeometryArg(fcinfo, 1, &s->scratch, "pb_compare_sets");
+		PbCheckSetSrid(&s->srid, &s->has_srid, s->scratch.shapes[shape].srid,
+					   "pb_compare_sets");
+		PbPackerAdd(&s->pack, &s->scratch, shape, PG_GETARG_BOOL(2));
+		PG_RETURN_POINTER(s);
+	}
 	shape = PbDecodeGeometryArg(fcinfo, 1, &s->batch, "pb_compare_sets");
 	PbSetsAdd(s, shape, PG_GETARG_BOOL(2), "pb_compare_sets");
 	PG_RETURN_POINTER(s);
 }
 
-/* Append the shapes of src (with their set tags) to dst. */
+/* Append the shapes of src (with their set tags) and its packed parts to dst. */
 static void
-SetsAppend(SetsState *dst, const SetsState *src)
+SetsAppend(SetsState *dst, SetsState *src)
 {
 	const PbBatch *b = &src->batch;
 	PbBatch    *d = &dst->batch;
-
 	uint32		base = d->nshapes;
 
 	if (src->has_srid)
@@ -112,10 +174,14 @@ SetsAppend(SetsState *dst, const SetsState *src)
 	PbBatchAppend(d, b);
 	for (uint32 i = 0; i < b->nshapes; i++)
 		SetsTag(dst, base + i, src->in_a[i]);
+	SetsFlushPack(src);
+	for (uint32 i = 0; i < src->nparts; i++)
+		SetsAddPart(dst, src->parts[i]);
+	src->nparts = 0;
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_combinefn);
-/* Merge the polygons of two partial states. */
+/* Merge two partial states: packed parts are linked, not copied. */
 Datum
 pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 {
@@ -137,95 +203,108 @@ pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s1);
 }
 
-/* Bytes of one serialized array section. */
-#define SECTION(n, elem) ((size_t) (n) * (elem))
+/* Bytes of the serialized state's header: format, SRID, has_srid. */
+#define SETS_HEADER (1 + sizeof(int32) + 1)
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_serialfn);
-/* Serialize the decoded polygons (worker to leader). */
+/*
+ * Serialize a partial state (worker to leader): the rows it packed, its
+ * decoded shapes packed now, and its packed parts as they are.
+ */
 Datum
 pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
 {
 	SetsState  *s = (SetsState *) PG_GETARG_POINTER(0);
-	const PbBatch *b = &s->batch;
-	uint32		counts[4] = {b->nshapes, b->nrings, b->nipts, b->ndpts};
-	size_t		size = 1 + sizeof(counts) + sizeof(int32) + 1 +
-		SECTION(b->nshapes, sizeof(PbShape) + 1) + SECTION(b->nrings, sizeof(PbRing)) +
-		SECTION(b->nipts, 2 * sizeof(int32)) + SECTION(b->ndpts, 2 * sizeof(double));
-	bytea	   *out = (bytea *) palloc_extended(VARHDRSZ + size, MCXT_ALLOC_HUGE);
-	char	   *p = VARDATA(out);
+	PbPacker	more;
+	size_t		size;
+	bytea	   *out;
+	char	   *p;
 
+	PbPackerClose(&s->pack);
+	PbPackerInit(&more, &s->mem, SETS_CHUNK_SHAPES);
+	for (uint32 i = 0; i < s->batch.nshapes; i++)
+		PbPackerAdd(&more, &s->batch, i, s->in_a[i]);
+	PbPackerClose(&more);
+	size = SETS_HEADER + s->pack.len + more.len;
+	for (uint32 i = 0; i < s->nparts; i++)
+		size += s->parts[i].len;
+	if (size > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("pb_compare_sets: a parallel worker's polygons take %zu bytes packed, more than the 1 GB a partial state may hold",
+						size),
+				 errhint("Use more parallel workers (max_parallel_workers_per_gather), or none.")));
+	out = (bytea *) palloc(VARHDRSZ + size);
 	SET_VARSIZE(out, VARHDRSZ + size);
+	p = VARDATA(out);
 	*p++ = PB_SETS_FORMAT;
-	memcpy(p, counts, sizeof(counts));
-	p += sizeof(counts);
 	memcpy(p, &s->srid, sizeof(int32));
 	p += sizeof(int32);
 	*p++ = s->has_srid;
-	memcpy(p, b->shapes, SECTION(b->nshapes, sizeof(PbShape)));
-	p += SECTION(b->nshapes, sizeof(PbShape));
-	if (b->nshapes)
-		memcpy(p, s->in_a, b->nshapes);
-	p += b->nshapes;
-	memcpy(p, b->rings, SECTION(b->nrings, sizeof(PbRing)));
-	p += SECTION(b->nrings, sizeof(PbRing));
-	memcpy(p, b->ipts, SECTION(b->nipts, 2 * sizeof(int32)));
-	p += SECTION(b->nipts, 2 * sizeof(int32));
-	memcpy(p, b->dpts, SECTION(b->ndpts, 2 * sizeof(double)));
+	memcpy(p, s->pack.buf, s->pack.len);
+	p += s->pack.len;
+	memcpy(p, more.buf, more.len);
+	p += more.len;
+	for (uint32 i = 0; i < s->nparts; i++)
+	{
+		memcpy(p, s->parts[i].data, s->parts[i].len);
+		p += s->parts[i].len;
+	}
+	PbPackerFree(&more);
 	PG_RETURN_BYTEA_P(out);
 }
 
+/* The error of a serialized state that is not one of ours. */
+static void
+BadState(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("pb_compare_sets: invalid serialized aggregate state")));
+}
+
 PG_FUNCTION_INFO_V1(pb_compare_sets_deserialfn);
-/* Rebuild a state from pb_compare_sets_serialfn's bytes. */
+/*
+ * Rebuild a state from pb_compare_sets_serialfn's bytes: its chunks are
+ * kept packed (one copy into the aggregate's memory), to be unpacked by
+ * threads at the end.  Chunk headers are checked here, bodies then.
+ */
 Datum
 pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt;
 	bytea	   *in = PG_GETARG_BYTEA_P(0);
-	const char *p = VARDATA(in);
+	const uint8 *p = (const uint8 *) VARDATA(in);
 	size_t		len = VARSIZE(in) - VARHDRSZ;
-	uint32		counts[4];
 	SetsState  *s;
-	PbBatch    *b;
+	SetsPart	part;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "pb_compare_sets_deserialfn called in non-aggregate context");
-	if (len < 1 + sizeof(counts) + sizeof(int32) + 1 || p[0] != PB_SETS_FORMAT)
-		goto bad;
-	memcpy(counts, p + 1, sizeof(counts));
-	if (len != 1 + sizeof(counts) + sizeof(int32) + 1 +
-		SECTION(counts[0], sizeof(PbShape) + 1) + SECTION(counts[1], sizeof(PbRing)) +
-		SECTION(counts[2], 2 * sizeof(int32)) + SECTION(counts[3], 2 * sizeof(double)))
-		goto bad;
+	if (len < SETS_HEADER || p[0] != PB_SETS_FORMAT)
+		BadState();
+	for (size_t at = SETS_HEADER; at < len;)
+	{
+		PbPackCounts c;
+
+		if (PbPackReadHeader(p + at, len - at, &c) != 0)
+			BadState();
+		at += PB_PACK_HEADER_BYTES + c.body;
+	}
 	s = PbSetsCreate(aggcxt);
-	b = &s->batch;
-	p += 1 + sizeof(counts);
-	memcpy(&s->srid, p, sizeof(int32));
-	p += sizeof(int32);
-	s->has_srid = *p++;
-	PbBatchReserve(b, counts[0], counts[1], counts[2], counts[3]);
-	memcpy(b->shapes, p, SECTION(counts[0], sizeof(PbShape)));
-	p += SECTION(counts[0], sizeof(PbShape));
-	for (uint32 i = 0; i < counts[0]; i++)
-		SetsTag(s, i, p[i] != 0);
-	p += counts[0];
-	memcpy(b->rings, p, SECTION(counts[1], sizeof(PbRing)));
-	p += SECTION(counts[1], sizeof(PbRing));
-	memcpy(b->ipts, p, SECTION(counts[2], 2 * sizeof(int32)));
-	p += SECTION(counts[2], 2 * sizeof(int32));
-	memcpy(b->dpts, p, SECTION(counts[3], 2 * sizeof(double)));
-	b->nshapes = counts[0];
-	b->nrings = counts[1];
-	b->nipts = counts[2];
-	b->ndpts = counts[3];
+	memcpy(&s->srid, p + 1, sizeof(int32));
+	s->has_srid = p[1 + sizeof(int32)] != 0;
+	if (len > SETS_HEADER)
+	{
+		part.len = len - SETS_HEADER;
+		part.data = MemoryContextAllocHuge(aggcxt, part.len);
+		memcpy(part.data, p + SETS_HEADER, part.len);
+		SetsAddPart(s, part);
+	}
 	PG_RETURN_POINTER(s);
-bad:
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("pb_compare_sets_deserialfn: invalid serialized aggregate state")));
-	PG_RETURN_NULL();
 }
 
-/* Seconds on a monotonic clock (the report's tiling time). */
+/* Seconds on a monotonic clock (the report's merge and tiling times). */
 static double
 NowSeconds(void)
 {
@@ -233,6 +312,74 @@ NowSeconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * Unpack the state's packed parts into its batch, after the shapes it
+ * decoded itself: offsets from the chunk headers, then every chunk on its
+ * own thread.
+ */
+static void
+SetsUnpackParts(SetsState *s)
+{
+	PbBatch    *b = &s->batch;
+	PbUnpackJob *jobs;
+	uint32		njobs = 0,
+				cap = 64;
+	double		t0;
+	uint64		shapes = b->nshapes,
+				rings = b->nrings,
+				ipts = b->nipts,
+				dpts = b->ndpts;
+
+	SetsFlushPack(s);
+	if (s->nparts == 0)
+		return;
+	jobs = palloc(sizeof(PbUnpackJob) * cap);
+	for (uint32 i = 0; i < s->nparts; i++)
+		for (size_t at = 0; at < s->parts[i].len;)
+		{
+			PbUnpackJob *j;
+
+			if (njobs == cap)
+			{
+				cap *= 2;
+				jobs = repalloc(jobs, sizeof(PbUnpackJob) * cap);
+			}
+			j = &jobs[njobs++];
+			j->chunk = s->parts[i].data + at;
+			if (PbPackReadHeader(j->chunk, s->parts[i].len - at, &j->counts) != 0)
+				BadState();
+			j->shape0 = (uint32) shapes;
+			j->ring0 = (uint32) rings;
+			j->ipt0 = (uint32) ipts;
+			j->dpt0 = (uint32) dpts;
+			shapes += j->counts.shapes;
+			rings += j->counts.rings;
+			ipts += j->counts.ipts;
+			dpts += j->counts.dpts;
+			at += PB_PACK_HEADER_BYTES + j->counts.body;
+		}
+	if (shapes >= UINT32_MAX || rings >= UINT32_MAX || ipts >= UINT32_MAX || dpts >= UINT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("pb_compare_sets: more than 2^32 shapes, rings or points in one comparison")));
+	t0 = NowSeconds();
+	PbBatchReserve(b, (uint32) shapes, (uint32) rings, (uint32) ipts, (uint32) dpts);
+	if (shapes > 0)
+		SetsTag(s, (uint32) shapes - 1, false);
+	if (PbUnpackJobs(jobs, njobs, b, s->srid, s->in_a, PbCpuThreads()) != 0)
+		BadState();
+	b->nshapes = (uint32) shapes;
+	b->nrings = (uint32) rings;
+	b->nipts = (uint32) ipts;
+	b->ndpts = (uint32) dpts;
+	for (uint32 i = 0; i < s->nparts; i++)
+		pfree(s->parts[i].data);
+	s->nparts = 0;
+	pfree(jobs);
+	s->merged_chunks += njobs;
+	s->merge_s += NowSeconds() - t0;
 }
 
 /*
@@ -251,6 +398,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem);
 	run = PbRunStart((MemoryContext) s->mem.ctx, caller);
 	PbRunAddTileTime(run, NowSeconds() - t0);
+	PbRunAddMerge(run, s->merged_chunks, s->merge_s);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 		PbRunFeed(run, &tl.tasks[k]);
 	PbRunFinish(run, acc);
@@ -301,9 +449,12 @@ PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller)
 	PbCompareInit(&acc);
 	if (s != NULL)
 	{
-		uint32		n = s->batch.nshapes;
-		uint8	   *matched = palloc_extended(n + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		uint32		n;
+		uint8	   *matched;
 
+		SetsUnpackParts(s);
+		n = s->batch.nshapes;
+		matched = palloc_extended(n + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		RunSets(s, &acc, matched, caller);
 		for (uint32 i = 0; i < n; i++)
 		{

@@ -98,6 +98,10 @@
 /* test_batch.c, test_pipeline.c (appended to PB_TESTS below) */
 #define PB_THREAD_TESTS(X) \
 	X(test_batch_append) \
+	/* test_pack.c */ \
+	X(test_pack_round_trip) \
+	X(test_pack_compact) \
+	X(test_pack_malformed) \
 	/* test_pipeline.c */ \
 	X(test_pipeline_tiling) \
 	X(test_pipeline_cpu_matches_brute) \

@@ -1,12 +1,16 @@
 /*
- * par_for.c: a parallel loop over independent items for the raster core.
+ * par_for.c: a parallel loop over independent items (raster tiles, packed
+ * shape chunks).
  *
  * Items are handed out through one atomic counter, so uneven items (tiles
  * with more or less propagation) balance themselves.  Only the calling
  * thread polls; when it is told to stop it raises a flag the workers read
- * before taking their next item.
+ * before taking their next item.  Workers start with every signal
+ * blocked, so signal handlers (PostgreSQL's) only ever run on the caller.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 
 #include "pb_raster.h"
@@ -59,9 +63,18 @@ PbParallelFor(const PbRasterRun *run, int64_t n, PbParItemFn fn, void *arg)
 		want = PB_PAR_MAX_THREADS;
 	if (want > n - 1)
 		want = n > 1 ? (int) (n - 1) : 0;
-	while (started < want &&
-		   pthread_create(&tids[started], NULL, ParWorker, &loop) == 0)
-		started++;
+	if (want > 0)
+	{
+		sigset_t	all,
+					old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		while (started < want &&
+			   pthread_create(&tids[started], NULL, ParWorker, &loop) == 0)
+			started++;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 
 	for (;;)
 	{

@@ -395,7 +395,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 	PbRun	   *run;
 	double		t0 = NowSeconds();
 
-	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem);
+	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
 	run = PbRunStart((MemoryContext) s->mem.ctx, caller);
 	PbRunAddTileTime(run, NowSeconds() - t0);
 	PbRunAddMerge(run, s->merged_chunks, s->merge_s);

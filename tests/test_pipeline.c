@@ -283,7 +283,7 @@ RunPipeline(const Sets *s, const PbPipeConfig *c, uint32_t per_tile, Outcome *o,
 	PbPipeline *p;
 	uint8_t    *hit = calloc(s->n + 1, 1);
 
-	PbTileGrid(&tl, &s->b, s->in_a, per_tile, &PbMallocAllocator);
+	PbTileGrid(&tl, &s->b, s->in_a, per_tile, &PbMallocAllocator, c->threads);
 	p = PbPipeStart(c);
 	if (p == NULL)
 		return 0;
@@ -521,7 +521,7 @@ test_pipeline_stop(void)
 				fed = 1;
 
 	MakeSets(&s, &r, 300, 300, 0);
-	PbTileGrid(&tl, &s.b, s.in_a, 5, &PbMallocAllocator);
+	PbTileGrid(&tl, &s.b, s.in_a, 5, &PbMallocAllocator, 1);
 	CHECK(tl.ntasks > 20);
 	PbPipeConfigDefaults(&c, 2);
 	c.slow_filter_us = 20000;	/* 20 ms a task: far longer than the stop takes */
@@ -546,7 +546,7 @@ test_pipeline_tiling(void)
 	uint64_t	placed = 0;
 
 	MakeSets(&s, &r, 300, 500, 1);
-	PbTileGrid(&tl, &s.b, s.in_a, 30, &PbMallocAllocator);
+	PbTileGrid(&tl, &s.b, s.in_a, 30, &PbMallocAllocator, 3);
 	CHECK(tl.nx * tl.ny >= 15);
 	for (uint32_t k = 0; k < tl.ntasks; k++)
 	{
@@ -569,7 +569,7 @@ test_pipeline_tiling(void)
 
 	/* one set empty: no task */
 	memset(s.in_a, 1, s.n);
-	PbTileGrid(&tl, &s.b, s.in_a, 30, &PbMallocAllocator);
+	PbTileGrid(&tl, &s.b, s.in_a, 30, &PbMallocAllocator, 2);
 	CHECK_INT(tl.ntasks, 0);
 	PbTilingFree(&tl, &PbMallocAllocator);
 	FreeSets(&s);

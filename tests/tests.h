@@ -95,7 +95,7 @@
 	X(test_rtree_postgis_float) \
 	X(test_rtree_join_200k)
 
-/* test_batch.c, test_pipeline.c (appended to PB_TESTS below) */
+/* test_batch.c, test_pipeline.c, test_tiling.c (appended to PB_TESTS below) */
 #define PB_THREAD_TESTS(X) \
 	X(test_batch_append) \
 	/* test_pack.c */ \
@@ -107,7 +107,10 @@
 	X(test_pipeline_cpu_matches_brute) \
 	X(test_pipeline_device_migration) \
 	X(test_pipeline_reopened_tile) \
-	X(test_pipeline_stop)
+	X(test_pipeline_stop) \
+	/* test_tiling.c */ \
+	X(test_tiling_random_sets) \
+	X(test_tiling_degenerate)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

@@ -27,10 +27,12 @@ typedef struct PbTiling
 
 /*
  * Tile the shapes of b, in_a[i] giving the set of shape i, with about
- * per_tile shapes per tile; memory from mem (PbTilingFree releases it).
+ * per_tile shapes per tile, on threads threads (the caller included; 1:
+ * no thread is started).  Memory from mem, taken on the calling thread
+ * only (PbTilingFree releases it).  The result does not depend on threads.
  */
 extern void PbTileGrid(PbTiling *tl, const PbBatch *b, const uint8_t *in_a,
-					   uint32_t per_tile, const PbAllocator *mem);
+					   uint32_t per_tile, const PbAllocator *mem, int threads);
 extern void PbTilingFree(PbTiling *tl, const PbAllocator *mem);
 
 #endif							/* PB_TILING_H */

@@ -8,6 +8,8 @@
  * submission with room for all of them; otherwise it fetches exactly the
  * found pairs and, once they are in, reports the end.
  *
+ * Parts are packed on several threads (PbParallelFor from the core).
+ *
  * The CUDA runtime is linked statically (see the Makefile): on a machine
  * without a driver the first call fails cleanly and we report why.
  */
@@ -18,6 +20,12 @@
 
 #include "gpu_layout.h"
 #include "pb_gpu.h"
+extern "C"
+{
+#include "../src/core/pb_raster.h"
+}
+
+#define PACK_THREADS 8			/* threads packing one submission's parts */
 
 /*
  * What the parts of a submission hold, and where each section of their
@@ -254,64 +262,116 @@ PackingOf(const PbGpuPart *parts, uint32_t nparts)
 	return p;
 }
 
+/* Where one part goes in the packed submission. */
+struct PartAt
+{
+	uint32_t	s0,				/* its first shape, ring and point */
+				r0,
+				i0;
+	size_t		pair0;			/* its first host pair */
+	long		fpart;			/* its filter part's index, or -1 */
+};
+
+/* A packing in progress, shared by the threads packing its parts. */
+struct PackJob
+{
+	char	   *h;
+	const Packing *pk;
+	const PbGpuPart *parts;
+	const PartAt *at;
+};
+
 /*
- * Pack the parts into h as pk lays them out, one pass per part: shapes,
- * rings (their first ring and first point shifted by what earlier parts
- * hold), int points, the part's first shape, its filter part or its host
- * pairs (shifted to packed shape indices); and the found count, 0.  Shapes
- * other than PB_SHAPE_INT get nrings 0, which the kernels take as empty.
+ * Pack part p where at[p] says: shapes, rings (their first ring and first
+ * point shifted by what earlier parts hold), int points, the part's first
+ * shape, its filter part or its host pairs (shifted to packed shape
+ * indices).  Shapes other than PB_SHAPE_INT get nrings 0, which the
+ * kernels take as empty.
  */
 static void
+PackPart(void *arg, int64_t p)
+{
+	const PackJob *job = (const PackJob *) arg;
+	const Packing *pk = job->pk;
+	const PbGpuPart *part = &job->parts[p];
+	const PartAt *at = &job->at[p];
+	const PbBatch *b = part->batch;
+	GShape	   *shapes = (GShape *) job->h + at->s0;
+	uint2	   *rings = (uint2 *) (job->h + pk->off_rings) + at->r0;
+	int2	   *pts = (int2 *) (job->h + pk->off_pts) + at->i0;
+	size_t		na,
+				nb;
+
+	((uint32_t *) (job->h + pk->off_base))[p] = at->s0;
+	for (uint32_t i = 0; i < b->nshapes; i++)
+	{
+		const PbShape *s = &b->shapes[i];
+		int			ok = s->kind == PB_SHAPE_INT;
+		GShape	   *d = &shapes[i];
+
+		d->xmin = ok ? (int32_t) s->box.xmin : 0;
+		d->ymin = ok ? (int32_t) s->box.ymin : 0;
+		d->xmax = ok ? (int32_t) s->box.xmax : 0;
+		d->ymax = ok ? (int32_t) s->box.ymax : 0;
+		d->ring_first = s->ring_first + at->r0;
+		d->nrings = ok ? s->nrings : 0;
+	}
+	for (uint32_t r = 0; r < b->nrings; r++)
+		rings[r] = make_uint2(b->rings[r].start + at->i0, b->rings[r].npoints);
+	memcpy(pts, b->ipts, (size_t) b->nipts * sizeof(int2));
+	if (at->fpart >= 0 && FilterSets(part, &na, &nb))
+		((GFilterPart *) (job->h + pk->off_fparts))[at->fpart] =
+			GFilterPart{(uint32_t) p, at->s0, (uint32_t) na, b->nshapes, part->ref};
+	else if (!part->filter)
+	{
+		uint2	   *pairs = (uint2 *) (job->h + pk->off_pairs) + at->pair0;
+
+		for (uint32_t k = 0; k < part->npairs; k++)
+		{
+			PbPair		pr = part->pairs[part->pair_idx ? part->pair_idx[k] : k];
+
+			pairs[k] = make_uint2(pr.a + at->s0, pr.b + at->s0);
+		}
+	}
+}
+
+/*
+ * Pack the parts into h as pk lays them out, and the found count, 0.  The
+ * parts go to up to PACK_THREADS threads (signals blocked: see
+ * PbParallelFor), each part's place fixed first by summing the sizes of
+ * those before it: the copy into pinned memory is the aggregator's
+ * longest step, and one thread does not reach the memory's bandwidth.
+ * Returns 0, or -1 when the places could not be allocated.
+ */
+static int
 Pack(char *h, const Packing *pk, const PbGpuPart *parts, uint32_t nparts)
 {
-	GShape	   *shapes = (GShape *) h;
-	uint2	   *rings = (uint2 *) (h + pk->off_rings);
-	int2	   *pts = (int2 *) (h + pk->off_pts);
-	uint32_t   *base = (uint32_t *) (h + pk->off_base);
-	GFilterPart *fparts = (GFilterPart *) (h + pk->off_fparts);
-	uint2	   *pairs = (uint2 *) (h + pk->off_pairs);
-	uint32_t	s0 = 0,
-				r0 = 0,
-				i0 = 0;
+	PartAt	   *at = (PartAt *) malloc(sizeof(PartAt) * (nparts + 1));
+	PartAt		next = {0, 0, 0, 0, 0};
+	long		nf = 0;
+	PackJob		job = {h, pk, parts, at};
+	PbRasterRun run = {nparts < PACK_THREADS ? (int) nparts : PACK_THREADS, 0, NULL, NULL};
 
+	if (at == NULL)
+		return -1;
 	*(unsigned long long *) (h + pk->off_count) = 0;
 	for (uint32_t p = 0; p < nparts; p++)
 	{
-		const PbGpuPart *part = &parts[p];
-		const PbBatch *b = part->batch;
+		const PbBatch *b = parts[p].batch;
 		size_t		na,
 					nb;
 
-		base[p] = s0;
-		for (uint32_t i = 0; i < b->nshapes; i++)
-		{
-			const PbShape *s = &b->shapes[i];
-			int			ok = s->kind == PB_SHAPE_INT;
-			GShape	   *d = &shapes[s0 + i];
-
-			d->xmin = ok ? (int32_t) s->box.xmin : 0;
-			d->ymin = ok ? (int32_t) s->box.ymin : 0;
-			d->xmax = ok ? (int32_t) s->box.xmax : 0;
-			d->ymax = ok ? (int32_t) s->box.ymax : 0;
-			d->ring_first = s->ring_first + r0;
-			d->nrings = ok ? s->nrings : 0;
-		}
-		for (uint32_t r = 0; r < b->nrings; r++)
-			rings[r0 + r] = make_uint2(b->rings[r].start + i0, b->rings[r].npoints);
-		memcpy(pts + i0, b->ipts, (size_t) b->nipts * sizeof(int2));
-		if (FilterSets(part, &na, &nb))
-			*fparts++ = GFilterPart{p, s0, (uint32_t) na, b->nshapes, part->ref};
-		else if (!part->filter)
-			for (uint32_t k = 0; k < part->npairs; k++)
-			{
-				PbPair		pr = part->pairs[part->pair_idx ? part->pair_idx[k] : k];
-
-				*pairs++ = make_uint2(pr.a + s0, pr.b + s0);
-			}
-		s0 += b->nshapes;
-		r0 += b->nrings;
-		i0 += b->nipts;
+		at[p] = next;
+		at[p].fpart = FilterSets(&parts[p], &na, &nb) ? nf++ : -1;
+		next.s0 += b->nshapes;
+		next.r0 += b->nrings;
+		next.i0 += b->nipts;
+		if (!parts[p].filter)
+			next.pair0 += parts[p].npairs;
 	}
+	PbParallelFor(&run, nparts, PackPart, &job);
+	free(at);
+	return 0;
 }
 
 /* The one part of a PbGpuSubmit: pairs pair_idx[0..n) of batch b. */
@@ -427,7 +487,11 @@ PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
 	}
 	if ((e = GrowHost(&g->h_in, &g->h_in_cap, pk.in_bytes)) != cudaSuccess)
 		return Fail(err, err_len, "pinned host allocation failed", e);
-	Pack((char *) g->h_in, &pk, parts, nparts);
+	if (Pack((char *) g->h_in, &pk, parts, nparts) != 0)
+	{
+		snprintf(err, err_len, "out of host memory packing a GPU batch");
+		return -1;
+	}
 	g->pk = pk;
 	g->pixel_only = kernel == PB_GPU_PIXEL_ONLY;
 	g->nfound = 0;

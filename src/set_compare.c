@@ -366,6 +366,7 @@ SetsUnpackParts(SetsState *s)
 				 errmsg("pb_compare_sets: more than 2^32 shapes, rings or points in one comparison")));
 	t0 = NowSeconds();
 	PbBatchReserve(b, (uint32) shapes, (uint32) rings, (uint32) ipts, (uint32) dpts);
+	PbBatchAdviseHuge(b);
 	if (shapes > 0)
 		SetsTag(s, (uint32) shapes - 1, false);
 	if (PbUnpackJobs(jobs, njobs, b, s->srid, s->in_a, PbCpuThreads()) != 0)

@@ -141,6 +141,8 @@ extern void PbBatchAddPair(PbBatch *b, uint32_t a, uint32_t bb);
 /* Make room for this many shapes, rings and points in total. */
 extern void PbBatchReserve(PbBatch *b, uint32_t shapes, uint32_t rings,
 						   uint32_t ipts, uint32_t dpts);
+/* Hint the kernel to back the batch's large arrays with huge pages. */
+extern void PbBatchAdviseHuge(PbBatch *b);
 /* Append every shape of src (rings and points; not its pairs) to dst. */
 extern void PbBatchAppend(PbBatch *dst, const PbBatch *src);
 

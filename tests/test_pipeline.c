@@ -574,3 +574,69 @@ test_pipeline_tiling(void)
 	PbTilingFree(&tl, &PbMallocAllocator);
 	FreeSets(&s);
 }
+
+/* Bytes of a task's shapes as its own batch holds them: shapes, rings, points. */
+static size_t
+TaskBytes(const PbTask *t)
+{
+	size_t		bytes = 0;
+
+	for (uint32_t i = 0; i < t->na + t->nb; i++)
+	{
+		const PbShape *sh = &t->src->shapes[t->src_ids[i]];
+
+		bytes += sizeof(PbShape) + sh->nrings * sizeof(PbRing) +
+			PbShapePoints(t->src, sh) * (sh->kind == PB_SHAPE_INT ? 8 : 16);
+	}
+	return bytes;
+}
+
+/*
+ * The pipeline's pool: with small buffers few tasks are alive at once, so
+ * the blocks of accounted tasks serve the next ones (few come new from
+ * malloc) and the most memory held is a small part of what all the tasks
+ * need together, while hit stays readable after the run.
+ */
+void
+test_pipeline_pool(void)
+{
+	Rng			r = {31};
+	Sets		s;
+	PbTiling	tl;
+	PbPipeConfig c;
+	PbPipeline *p;
+	PbPipeStats st;
+	size_t		total = 0;
+	uint64_t	hits = 0;
+
+	MakeSets(&s, &r, 3000, 1500, 1);
+	PbTileGrid(&tl, &s.b, s.in_a, 30, &PbMallocAllocator, 2);
+	CHECK(tl.ntasks > 150);
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+		total += TaskBytes(&tl.tasks[k]);
+	PbPipeConfigDefaults(&c, 2);
+	c.input_tasks = 4;
+	c.agg_pairs = 64;
+	p = PbPipeStart(&c);
+	CHECK(p != NULL);
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+		CHECK(PbPipeFeed(p, &tl.tasks[k], NULL, NULL));
+	CHECK(PbPipeFinish(p, NULL, NULL));
+	PbPipeGetStats(p, &st);
+	pb_test_note("pool: %llu blocks, %llu fresh, peak %zu bytes of %zu in all tasks",
+				 (unsigned long long) st.mem_blocks, (unsigned long long) st.mem_fresh,
+				 st.mem_peak, total);
+	CHECK(st.mem_blocks > 10 * (uint64_t) tl.ntasks);
+	CHECK(st.mem_fresh * 5 < st.mem_blocks);
+	CHECK(st.mem_peak < total / 2);
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+	{
+		CHECK(tl.tasks[k].batch.shapes == NULL && tl.tasks[k].areas == NULL);
+		for (uint32_t i = 0; i < tl.tasks[k].na + tl.tasks[k].nb; i++)
+			hits += tl.tasks[k].hit[i];
+	}
+	CHECK(hits > 0);
+	PbPipeDestroy(p);
+	PbTilingFree(&tl, &PbMallocAllocator);
+	FreeSets(&s);
+}

@@ -95,19 +95,24 @@
 	X(test_rtree_postgis_float) \
 	X(test_rtree_join_200k)
 
-/* test_batch.c, test_pipeline.c, test_tiling.c (appended to PB_TESTS below) */
+/* test_batch.c, test_pack.c, test_pool.c, test_pipeline.c, test_tiling.c (appended to PB_TESTS below) */
 #define PB_THREAD_TESTS(X) \
 	X(test_batch_append) \
 	/* test_pack.c */ \
 	X(test_pack_round_trip) \
 	X(test_pack_compact) \
 	X(test_pack_malformed) \
+	/* test_pool.c */ \
+	X(test_pool_sizes_and_resize) \
+	X(test_pool_reuse_bounded) \
+	X(test_pool_threads) \
 	/* test_pipeline.c */ \
 	X(test_pipeline_tiling) \
 	X(test_pipeline_cpu_matches_brute) \
 	X(test_pipeline_device_migration) \
 	X(test_pipeline_reopened_tile) \
 	X(test_pipeline_stop) \
+	X(test_pipeline_pool) \
 	/* test_tiling.c */ \
 	X(test_tiling_random_sets) \
 	X(test_tiling_degenerate)

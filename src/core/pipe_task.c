@@ -9,12 +9,13 @@
 
 #include "hilbert_rtree.h"
 #include "pipe_task.h"
+#include "shape_build.h"
 
 #define TILE_RTREE_FANOUT 16
 
-/* Copy the task's source shapes into its own batch (malloc), set a first. */
+/* Copy the task's source shapes into its own batch (mem), set a first. */
 void
-PbTaskMaterialize(PbTask *t)
+PbTaskMaterialize(PbTask *t, const PbAllocator *mem)
 {
 	uint32_t	n = t->na + t->nb;
 	uint32_t	rings = 0,
@@ -22,7 +23,7 @@ PbTaskMaterialize(PbTask *t)
 				dpts = 0;
 	PbBatch    *d = &t->batch;
 
-	PbBatchInit(d, &PbMallocAllocator);
+	PbBatchInit(d, mem);
 	for (uint32_t i = 0; i < n; i++)
 	{
 		const PbShape *s = &t->src->shapes[t->src_ids[i]];
@@ -109,15 +110,16 @@ BuildSet(const PbTask *t, const PbBox *fbox, PbRTreeEntry *e, uint32_t from, uin
 			e[n].id = i;
 			n++;
 		}
-	return PbRTreeBuild(&PbMallocAllocator, e, n, TILE_RTREE_FANOUT);
+	return PbRTreeBuild(t->batch.mem, e, n, TILE_RTREE_FANOUT);
 }
 
 uint32_t
 PbTaskFilter(PbTask *t)
 {
 	uint32_t	n = t->na + t->nb;
-	PbBox	   *fbox = PbMallocAllocator.alloc(NULL, sizeof(PbBox) * (n + 1));
-	PbRTreeEntry *e = PbMallocAllocator.alloc(NULL, sizeof(PbRTreeEntry) * (n + 1));
+	const PbAllocator *mem = t->batch.mem;
+	PbBox	   *fbox = mem->alloc(mem->ctx, sizeof(PbBox) * (n + 1));
+	PbRTreeEntry *e = mem->alloc(mem->ctx, sizeof(PbRTreeEntry) * (n + 1));
 	PbRTree    *ta,
 			   *tb;
 	FilterCtx	f = {t, fbox};
@@ -130,11 +132,13 @@ PbTaskFilter(PbTask *t)
 	ta = BuildSet(t, fbox, e, 0, t->na);
 	tb = BuildSet(t, fbox, e, t->na, n);
 	t->batch.npairs = 0;
+	/* room for as many pairs as shapes, about what a tile finds: few regrowths */
+	t->batch.pairs = PbGrowArray(mem, t->batch.pairs, &t->batch.cap_pairs, n, sizeof(PbPair));
 	PbRTreeJoin(ta, tb, KeepPair, &f);
 	PbRTreeFree(ta);
 	PbRTreeFree(tb);
-	PbMallocAllocator.release(NULL, e);
-	PbMallocAllocator.release(NULL, fbox);
+	mem->release(mem->ctx, e);
+	mem->release(mem->ctx, fbox);
 
 	/* device-eligible (both integer) pairs first */
 	p = t->batch.pairs;
@@ -178,12 +182,18 @@ PbTaskCompute(PbTask *t, uint32_t from, uint32_t to, PbScratch *sc, PbMethod met
 }
 
 void
+PbTaskDone(PbTask *t)
+{
+	if (t->areas)
+		t->batch.mem->release(t->batch.mem->ctx, t->areas);
+	t->areas = NULL;
+	PbBatchFree(&t->batch);
+}
+
+void
 PbTaskRelease(PbTask *t)
 {
-	PbBatchFree(&t->batch);
-	if (t->areas)
-		PbMallocAllocator.release(NULL, t->areas);
-	t->areas = NULL;
+	PbTaskDone(t);
 	if (t->hit)
 		PbMallocAllocator.release(NULL, t->hit);
 	t->hit = NULL;

@@ -7,13 +7,18 @@
 
 #include "pipeline.h"
 
-/* Copy the task's shapes from its source into t->batch; allocate t->hit. */
-extern void PbTaskMaterialize(PbTask *t);
+/*
+ * Copy the task's shapes from its source into t->batch, allocated from mem
+ * (as are the task's areas and filter temporaries after); allocate t->hit
+ * with malloc.
+ */
+extern void PbTaskMaterialize(PbTask *t, const PbAllocator *mem);
 
 /*
  * Find the task's pairs (boxes intersecting as PostGIS's &&, under the
  * task's window and old_a/old_b rules) into t->batch.pairs, the pairs of
- * two integer shapes first (t->nint of them).  Returns the pair count.
+ * two integer shapes first (t->nint of them), with temporaries from the
+ * batch's allocator.  Returns the pair count.
  */
 extern uint32_t PbTaskFilter(PbTask *t);
 
@@ -25,7 +30,14 @@ extern void PbTaskCompute(PbTask *t, uint32_t from, uint32_t to, PbScratch *sc,
 extern void PbTaskAddResult(PbTask *t, uint32_t a, uint32_t b, double area,
 							PbCompareAcc *acc);
 
-/* Free what the pipeline allocated in the task. */
+/*
+ * The task is accounted: free its batch and areas (both from the batch's
+ * allocator), keep hit.  Safe to call again, and on a task never
+ * materialized.
+ */
+extern void PbTaskDone(PbTask *t);
+
+/* Free what the pipeline allocated in the task (PbTaskDone, and hit). */
 extern void PbTaskRelease(PbTask *t);
 
 #endif							/* PB_PIPE_TASK_H */

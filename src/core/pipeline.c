@@ -16,6 +16,7 @@
 
 #include "pipe_task.h"
 #include "pipeline.h"
+#include "pool.h"
 
 #define MAX_FILTER_THREADS 256
 #define WAIT_SLICE_NS 5000000	/* caller's thread polls should_stop this often */
@@ -59,6 +60,8 @@ struct PbPipeline
 	int			joined;
 	ThreadOut	filter_out[MAX_FILTER_THREADS];
 	ThreadOut	agg_out;
+	PbPool	   *pool;			/* the tasks' batches and filter temporaries */
+	const PbAllocator *mem;		/* the pool's allocator */
 	PbTask	  **fed;			/* every task fed, freed with the pipeline */
 	uint32_t	nfed,
 				cap_fed;
@@ -135,8 +138,8 @@ PbPipeConfigDefaults(PbPipeConfig *c, int threads)
 	c->method = PB_METHOD_AUTO;
 	c->migration = 1;
 	c->input_tasks = 4 * (uint32_t) c->threads + 4;
-	c->batch_pairs = 1u << 18;
-	c->agg_pairs = 4 * c->batch_pairs;
+	c->batch_pairs = 1u << 16;	/* small batches: a short tail after the last filter */
+	c->agg_pairs = 1u << 20;
 }
 
 /*
@@ -165,7 +168,10 @@ TakeSmallest(PbPipeline *p, PbTask *t)
 	return best;
 }
 
-/* Compute a task's device-eligible pairs on this CPU thread. */
+/*
+ * Compute a task's device-eligible pairs on this CPU thread: the last of
+ * its work, so its memory goes back to the pool.
+ */
 static void
 ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
 			PbCompareAcc *acc, int migrated)
@@ -178,16 +184,16 @@ ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
 	st->pairs += t->nint;
 	st->migrated += migrated != 0;
 	st->busy_s += Now() - t0;
+	PbTaskDone(t);
 }
 
-/* Add a task's device-computed pairs (areas in t->areas) to acc. */
+/* Add a task's device-computed pairs (areas in t->areas) to acc; it is done. */
 static void
 AccountDeviceResults(PbTask *t, PbCompareAcc *acc)
 {
 	for (uint32_t j = 0; j < t->nint; j++)
 		PbTaskAddResult(t, t->batch.pairs[j].a, t->batch.pairs[j].b, t->areas[j], acc);
-	PbMallocAllocator.release(NULL, t->areas);
-	t->areas = NULL;
+	PbTaskDone(t);
 }
 
 /*
@@ -229,7 +235,7 @@ FilterMain(void *arg)
 
 		t0 = Now();
 		SleepUs(p->cfg.slow_filter_us);
-		PbTaskMaterialize(t);
+		PbTaskMaterialize(t, p->mem);
 		PbTaskFilter(t);
 		/* pairs no device takes are computed here and now */
 		PbTaskCompute(t, t->nint, t->batch.npairs, &sc, p->cfg.method, &out->acc);
@@ -237,14 +243,18 @@ FilterMain(void *arg)
 		out->st.filter_cpu.pairs += t->batch.npairs;
 		out->st.filter_cpu.busy_s += Now() - t0;
 		out->st.aggregate_cpu.pairs += t->batch.npairs - t->nint;
+		if (t->nint == 0)
+		{
+			/* nothing left for the aggregator */
+			PbTaskDone(t);
+			t = NULL;
+		}
 
 		pthread_mutex_lock(&p->lock);
 		while (t != NULL && !p->stop)
 		{
-			if (t->nint == 0)
-				t = NULL;
-			else if (p->queued.count == 0 || p->cfg.staged ||
-					 p->queued.pairs + t->nint <= p->cfg.agg_pairs)
+			if (p->queued.count == 0 || p->cfg.staged ||
+				p->queued.pairs + t->nint <= p->cfg.agg_pairs)
 			{
 				ListPush(&p->queued, t, t->nint);
 				t = NULL;
@@ -377,7 +387,7 @@ RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_le
 
 		memset(part, 0, sizeof(*part));
 		if (b->stolen[i])
-			PbTaskMaterialize(t);
+			PbTaskMaterialize(t, p->mem);
 		part->batch = &t->batch;
 		part->pairs = t->batch.pairs;
 		part->npairs = b->stolen[i] ? 0 : t->nint;
@@ -407,7 +417,7 @@ RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_le
 			t->batch.npairs = 0;
 			continue;
 		}
-		t->areas = PbMallocAllocator.alloc(NULL, sizeof(double) * ((size_t) t->nint + 1));
+		t->areas = p->mem->alloc(p->mem->ctx, sizeof(double) * ((size_t) t->nint + 1));
 		for (uint32_t j = 0; j < t->nint; j++, k++)
 			t->areas[j] = (double) areas[k];
 		out->st.aggregate_device.tasks++;
@@ -421,7 +431,7 @@ RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_le
 		{
 			PbTask	   *t = b->tasks[i];
 
-			t->areas = PbMallocAllocator.alloc(NULL, sizeof(double) * ((size_t) t->batch.npairs + 1));
+			t->areas = p->mem->alloc(p->mem->ctx, sizeof(double) * ((size_t) t->batch.npairs + 1));
 			t->nint = 0;
 			out->st.filter_device.tasks++;
 			out->st.filter_device.migrated++;
@@ -456,8 +466,8 @@ RunOnCpu(PbPipeline *p, AggBatch *b, ThreadOut *out, PbScratch *sc)
 		{
 			double		t0 = Now();
 
-			if (t->batch.shapes == NULL)
-				PbTaskMaterialize(t);
+			if (t->hit == NULL)
+				PbTaskMaterialize(t, p->mem);
 			PbTaskFilter(t);
 			PbTaskCompute(t, t->nint, t->batch.npairs, sc, p->cfg.method, &out->acc);
 			out->st.filter_cpu.tasks++;
@@ -540,6 +550,8 @@ PbPipeStart(const PbPipeConfig *config)
 
 	memset(p, 0, sizeof(*p));
 	p->cfg = *config;
+	p->pool = PbPoolCreate();
+	p->mem = PbPoolAllocator(p->pool);
 	p->device_alive = config->device != NULL;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_init(&ca);
@@ -620,7 +632,7 @@ PbPipeFeed(PbPipeline *p, PbTask *task, int (*should_stop) (void *), void *ctx)
 		p->fed = PbMallocAllocator.resize(NULL, p->fed, sizeof(PbTask *) * p->cap_fed);
 	}
 	p->fed[p->nfed++] = task;
-	PbBatchInit(&task->batch, &PbMallocAllocator);
+	PbBatchInit(&task->batch, p->mem);
 	task->hit = NULL;
 	task->nint = 0;
 	task->areas = NULL;
@@ -697,7 +709,13 @@ AddStats(PbPipeStats *to, const PbPipeStats *from)
 void
 PbPipeGetStats(const PbPipeline *p, PbPipeStats *stats)
 {
+	PbPoolStats ps;
+
 	memset(stats, 0, sizeof(*stats));
+	PbPoolGetStats(p->pool, &ps);
+	stats->mem_blocks = ps.allocs;
+	stats->mem_fresh = ps.fresh;
+	stats->mem_peak = ps.peak_held;
 	for (int i = 0; i < p->started; i++)
 		AddStats(stats, &p->filter_out[i].st);
 	AddStats(stats, &p->agg_out.st);
@@ -717,6 +735,7 @@ PbPipeDestroy(PbPipeline *p)
 	JoinAll(p);
 	for (uint32_t i = 0; i < p->nfed; i++)
 		PbTaskRelease(p->fed[i]);
+	PbPoolDestroy(p->pool);
 	PbMallocAllocator.release(NULL, p->fed);
 	pthread_cond_destroy(&p->changed);
 	pthread_mutex_destroy(&p->lock);

@@ -29,8 +29,13 @@
  *
  * Threads never call the caller's code except the device operations (from
  * the aggregator thread only), run with every signal blocked, and allocate
- * with malloc.  The caller's thread feeds tasks and waits, polling its own
- * interrupt check; a stop request ends every thread promptly.
+ * with malloc; the tasks' memory (their copies of shapes, pairs, areas, the
+ * filter's temporaries) through a pool of the pipeline's own (pool.h).  A
+ * task's memory goes back to the pool as soon as the task is accounted, so
+ * the pages of finished tasks serve the next ones and what the pipeline
+ * holds follows the tasks alive at once, not the number fed.  The caller's
+ * thread feeds tasks and waits, polling its own interrupt check; a stop
+ * request ends every thread promptly.
  */
 #ifndef PB_PIPELINE_H
 #define PB_PIPELINE_H
@@ -63,7 +68,8 @@ typedef struct PbTask
 	PbBox		ref;			/* [xmin, xmax) x [ymin, ymax); +-inf for all */
 	int			all_int;		/* every shape PB_SHAPE_INT: the device may filter it */
 	/* filled by the pipeline */
-	PbBatch		batch;			/* the task's own copy of its shapes, then pairs */
+	PbBatch		batch;			/* the task's own copy of its shapes, then pairs;
+								 * empty again once the task is accounted */
 	uint32_t	nint;			/* pairs [0, nint) are device-eligible */
 	double	   *areas;			/* their areas, when the device computed them */
 	uint8_t    *hit;			/* per shape of the task */
@@ -124,6 +130,9 @@ typedef struct PbPipeStats
 				aggregate_cpu,
 				aggregate_device;
 	uint64_t	device_batches;
+	uint64_t	mem_blocks;		/* blocks the pipeline's pool handed out */
+	uint64_t	mem_fresh;		/* of those, new from malloc (the rest reused) */
+	size_t		mem_peak;		/* most bytes the pool held at once */
 	int			filter_threads;
 	double		wall_s;			/* from the start to the end of the run */
 	char		device_error[256];	/* why the device was dropped, or "" */
@@ -158,8 +167,9 @@ extern void PbPipeGetStats(const PbPipeline *p, PbPipeStats *stats);
 
 /*
  * Stop (if running) and join the threads, and free the pipeline and what it
- * allocated in the tasks fed to it (their batches and hit arrays: read
- * hit before).  Safe at any point, also from error cleanup.
+ * allocated in the tasks fed to it (the batches of tasks not accounted, and
+ * every hit array: read hit before).  Safe at any point, also from error
+ * cleanup.
  */
 extern void PbPipeDestroy(PbPipeline *p);
 

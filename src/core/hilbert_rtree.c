@@ -107,27 +107,22 @@ PbHilbertIndex(uint32_t x, uint32_t y, int order)
 {
 	uint32_t	d = 0;
 
+	/* branch-free: the quadrant choices are data, not jumps to predict */
 	for (uint32_t s = (uint32_t) 1 << (order - 1); s > 0; s >>= 1)
 	{
 		uint32_t	rx = (x & s) ? 1 : 0;
 		uint32_t	ry = (y & s) ? 1 : 0;
+		uint32_t	swap = 0u - (ry ^ 1);	/* all ones when ry == 0 */
+		uint32_t	flip = swap & (0u - rx) & (s - 1);
 		uint32_t	t;
 
 		d += s * s * ((3 * rx) ^ ry);
-		/* keep the low bits only, then map them into the sub-square's frame */
-		x &= s - 1;
-		y &= s - 1;
-		if (ry == 0)
-		{
-			if (rx == 1)
-			{
-				x = (s - 1) - x;
-				y = (s - 1) - y;
-			}
-			t = x;
-			x = y;
-			y = t;
-		}
+		/* keep the low bits, reflect them when ry == 0 and rx == 1 ((s-1) - v = v ^ (s-1)), swap when ry == 0 */
+		x = (x & (s - 1)) ^ flip;
+		y = (y & (s - 1)) ^ flip;
+		t = (x ^ y) & swap;
+		x ^= t;
+		y ^= t;
 	}
 	return d;
 }

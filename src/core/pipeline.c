@@ -139,7 +139,7 @@ PbPipeConfigDefaults(PbPipeConfig *c, int threads)
 	c->migration = 1;
 	c->input_tasks = 4 * (uint32_t) c->threads + 4;
 	c->batch_pairs = 1u << 16;	/* small batches: a short tail after the last filter */
-	c->agg_pairs = 1u << 20;
+	c->agg_pairs = 4 * c->batch_pairs;
 }
 
 /*

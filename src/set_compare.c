@@ -397,16 +397,12 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 	double		t0 = NowSeconds();
 
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
-	elog(NOTICE, "tiled %.4f", NowSeconds() - t0);
 	run = PbRunStart((MemoryContext) s->mem.ctx, caller);
-	elog(NOTICE, "started %.4f", NowSeconds() - t0);
 	PbRunAddTileTime(run, NowSeconds() - t0);
 	PbRunAddMerge(run, s->merged_chunks, s->merge_s);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 		PbRunFeed(run, &tl.tasks[k]);
-	elog(NOTICE, "fed %.4f", NowSeconds() - t0);
 	PbRunFinish(run, acc);
-	elog(NOTICE, "finish %.4f", NowSeconds() - t0);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 	{
 		const PbTask *t = &tl.tasks[k];
@@ -415,11 +411,8 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 			if (t->hit[i])
 				matched[t->src_ids[i]] = 1;
 	}
-	elog(NOTICE, "matched %.4f", NowSeconds() - t0);
 	PbRunEnd(run);
-	elog(NOTICE, "end %.4f", NowSeconds() - t0);
 	PbTilingFree(&tl, &s->mem);
-	elog(NOTICE, "tilefree %.4f", NowSeconds() - t0);
 }
 
 /*
@@ -460,9 +453,7 @@ PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller)
 		uint32		n;
 		uint8	   *matched;
 
-		elog(NOTICE, "final start %.4f", NowSeconds());
 		SetsUnpackParts(s);
-		elog(NOTICE, "unpacked %.4f", NowSeconds());
 		n = s->batch.nshapes;
 		matched = palloc_extended(n + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		RunSets(s, &acc, matched, caller);
@@ -474,7 +465,6 @@ PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller)
 		}
 		pfree(matched);
 	}
-	elog(NOTICE, "result %.4f", NowSeconds());
 	return PbSetsResultDatum(fcinfo, &acc, counts, caller);
 }
 

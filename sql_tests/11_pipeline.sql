@@ -100,6 +100,14 @@ SELECT pb_compare_sets(geom, algorithm = 'A') = (SELECT r FROM ref WHERE slide =
 FROM cells WHERE slide = 1;
 SELECT tasks > 0 AS redone_on_cpu FROM pb_pipeline_report() WHERE stage = 'aggregate' AND device = 'cpu';
 RESET pixelbox.gpu_fault;
+-- the pipeline's threads run out of memory (injected): an error, not a crash;
+-- both forms, then a whole run
+SET pixelbox.pipeline_fault = memory;
+SELECT (pb_compare_sets(geom, algorithm = 'A')).pairs FROM cells WHERE slide = 1;
+SELECT (pb_compare_sets(geom, algorithm = 'A', tile)).pairs FROM (SELECT * FROM cells WHERE slide = 1 ORDER BY tile) c;
+RESET pixelbox.pipeline_fault;
+SELECT pb_compare_sets(geom, algorithm = 'A') = (SELECT r FROM ref WHERE slide = 1) AS after_oom_identical
+FROM cells WHERE slide = 1;
 RESET pixelbox.tile_shapes;
 
 -- a tile key: only polygons of the same tile are compared, as PostGIS with a.tile = b.tile

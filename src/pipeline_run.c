@@ -17,11 +17,14 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
+#include "core/oom.h"
 #include "core/pipeline.h"
 #include "pixelbox.h"
 
 /* Testing throttle: microseconds per task in the slowed stage. */
 #define THROTTLE_US 5000
+/* Testing fault: the pool's allocations that succeed before they fail. */
+#define FAULT_ALLOCS 50
 
 struct PbRun
 {
@@ -66,6 +69,7 @@ RunCleanup(void *arg)
 		PbPipeDestroy(r->pipe);
 		r->pipe = NULL;
 	}
+	PbOomFailAfter(0);
 	if (r->has_device)
 		PbGpuPipeRelease(r);
 	r->has_device = false;
@@ -99,18 +103,36 @@ PbRunStart(MemoryContext cxt, const char *caller)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("%s: could not start the pipeline's threads", caller)));
+	if (pb_pipeline_fault == PB_PIPE_FAULT_MEMORY)
+		PbOomFailAfter(FAULT_ALLOCS);
 	return r;
 }
 
+/*
+ * The pipeline stopped before the end: stop and join its threads, then
+ * raise why (out of memory in a thread, or the cancel that stopped it).
+ */
+static void
+RunStopped(PbRun *r)
+{
+	bool		oom = PbPipeOutOfMemory(r->pipe);
+
+	RunCleanup(r);
+	if (oom)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("%s: out of memory in the pipeline's threads", r->caller),
+				 errhint("Compare fewer polygons at once (for example GROUP BY slide), or give the server more memory.")));
+	CHECK_FOR_INTERRUPTS();
+	elog(ERROR, "%s: the pipeline stopped without a cancel", r->caller);
+}
+
+/* Hand a task to the pipeline; errors (cancel, out of memory) are raised. */
 void
 PbRunFeed(PbRun *r, PbTask *t)
 {
 	if (!PbPipeFeed(r->pipe, t, InterruptArrived, NULL))
-	{
-		RunCleanup(r);
-		CHECK_FOR_INTERRUPTS();
-		elog(ERROR, "%s: the pipeline stopped without a cancel", r->caller);
-	}
+		RunStopped(r);
 	r->tasks++;
 }
 
@@ -132,11 +154,8 @@ void
 PbRunFinish(PbRun *r, PbCompareAcc *acc)
 {
 	if (!PbPipeFinish(r->pipe, InterruptArrived, NULL))
-	{
-		RunCleanup(r);
-		CHECK_FOR_INTERRUPTS();
-		elog(ERROR, "%s: the pipeline stopped without a cancel", r->caller);
-	}
+		RunStopped(r);
+	PbOomFailAfter(0);
 	PbPipeTotals(r->pipe, acc);
 	PbPipeGetStats(r->pipe, &last_stats);
 	last_tasks = r->tasks;

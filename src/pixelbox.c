@@ -24,6 +24,7 @@ int			pb_gpu_fault = PB_FAULT_NONE;
 bool		pb_force_ewkb = false;
 bool		pb_migration = true;
 int			pb_pipeline_throttle = PB_THROTTLE_NONE;
+int			pb_pipeline_fault = PB_PIPE_FAULT_NONE;
 int			pb_tile_shapes = 2048;
 bool		pb_pipelined = true;
 
@@ -40,6 +41,12 @@ static const struct config_enum_entry throttle_options[] = {
 	{"none", PB_THROTTLE_NONE, false},
 	{"filter", PB_THROTTLE_FILTER, false},
 	{"aggregate", PB_THROTTLE_AGGREGATE, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry pipe_fault_options[] = {
+	{"none", PB_PIPE_FAULT_NONE, false},
+	{"memory", PB_PIPE_FAULT_MEMORY, false},
 	{NULL, 0, false}
 };
 
@@ -127,6 +134,11 @@ _PG_init(void)
 							 "Slow one pipeline stage down (testing migration).",
 							 "none, filter (the CPU filter threads: the GPU takes filter work), aggregate (the aggregator: CPU threads take its tasks).",
 							 &pb_pipeline_throttle, PB_THROTTLE_NONE, throttle_options,
+							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomEnumVariable("pixelbox.pipeline_fault",
+							 "Inject a failure into the pipeline's threads (testing).",
+							 "none, memory (their memory pool fails after a few allocations, as when malloc returns NULL).",
+							 &pb_pipeline_fault, PB_PIPE_FAULT_NONE, pipe_fault_options,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pixelbox");
 }

@@ -43,6 +43,13 @@ typedef enum PbThrottle
 	PB_THROTTLE_AGGREGATE
 } PbThrottle;
 
+/* pixelbox.pipeline_fault: a failure injected into the pipeline's threads */
+typedef enum PbPipeFault
+{
+	PB_PIPE_FAULT_NONE,
+	PB_PIPE_FAULT_MEMORY
+} PbPipeFault;
+
 /* GUC variables (pixelbox.c) */
 extern int	pb_device;
 extern int	pb_gpu_memory_mb;
@@ -56,6 +63,7 @@ extern bool pb_pipelined;
 
 extern int	PbCpuThreads(void);
 extern int	pb_pipeline_throttle;
+extern int	pb_pipeline_fault;
 extern int	pb_tile_shapes;
 
 /* pg_alloc.c: a PbAllocator on palloc in a memory context */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../src/core/hilbert_rtree.h"
+#include "../src/core/oom.h"
 #include "../src/core/pipeline.h"
 #include "../src/core/tiling.h"
 #include "testutil.h"
@@ -638,5 +639,60 @@ test_pipeline_pool(void)
 	CHECK(hits > 0);
 	PbPipeDestroy(p);
 	PbTilingFree(&tl, &PbMallocAllocator);
+	FreeSets(&s);
+}
+
+/*
+ * A thread out of memory (the pool's allocations made to fail from the
+ * n-th on, for several n, with and without a device) stops the run: it
+ * reports out of memory, everything is freed (the leak checker sees
+ * nothing lost), and a whole run afterwards gives the right answer.
+ */
+void
+test_pipeline_out_of_memory(void)
+{
+	static const long after[] = {1, 2, 3, 10, 40, 120, 300};
+	Rng			r = {4242};
+	Sets		s;
+	Outcome		want,
+				got;
+	PbPipeStats st;
+	PbPipeConfig c;
+
+	MakeSets(&s, &r, 600, 3000, 1);
+	BruteForce(&s, &want);
+	for (int with_device = 0; with_device < 2; with_device++)
+		for (int i = 0; i < (int) (sizeof(after) / sizeof(after[0])); i++)
+		{
+			FakeDevice	fd;
+			PbPipeDevice dev = FakeOps(&fd);
+			PbTiling	tl;
+			PbPipeline *p;
+			int			fed = 1,
+						done;
+
+			pb_test_context("device %d, failing after %ld allocations", with_device, after[i]);
+			PbPipeConfigDefaults(&c, 3);
+			c.device = with_device ? &dev : NULL;
+			PbTileGrid(&tl, &s.b, s.in_a, 20, &PbMallocAllocator, 1);
+			p = PbPipeStart(&c);
+			CHECK(p != NULL);
+			if (p == NULL)
+				break;
+			PbOomFailAfter(after[i]);
+			for (uint32_t k = 0; fed && k < tl.ntasks; k++)
+				fed = PbPipeFeed(p, &tl.tasks[k], NULL, NULL);
+			done = fed && PbPipeFinish(p, NULL, NULL);
+			PbOomFailAfter(0);
+			CHECK(!done);
+			CHECK(PbPipeOutOfMemory(p));
+			PbPipeDestroy(p);
+			PbTilingFree(&tl, &PbMallocAllocator);
+			FakeFree(&fd);
+		}
+	pb_test_context("a whole run afterwards");
+	PbPipeConfigDefaults(&c, 3);
+	CHECK(RunPipeline(&s, &c, 20, &got, &st));
+	CheckSame(&want, &got);
 	FreeSets(&s);
 }

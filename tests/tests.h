@@ -113,6 +113,7 @@
 	X(test_pipeline_reopened_tile) \
 	X(test_pipeline_stop) \
 	X(test_pipeline_pool) \
+	X(test_pipeline_out_of_memory) \
 	/* test_tiling.c */ \
 	X(test_tiling_random_sets) \
 	X(test_tiling_degenerate)

@@ -9,10 +9,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "oom.h"
 #include "pb_core.h"
 #include "shape_build.h"
 
-/* Allocate with malloc; abort on failure (tools and tests only). */
+/*
+ * Allocate with malloc; on failure PbOutOfMemory (oom.h): back to the
+ * thread's recovery point, or abort where there is none (tools, tests).
+ */
 static void *
 MallocAlloc(void *ctx, size_t size)
 {
@@ -20,11 +24,11 @@ MallocAlloc(void *ctx, size_t size)
 
 	(void) ctx;
 	if (p == NULL)
-		abort();
+		PbOutOfMemory();
 	return p;
 }
 
-/* Resize with realloc; abort on failure. */
+/* Resize with realloc; on failure PbOutOfMemory. */
 static void *
 MallocResize(void *ctx, void *ptr, size_t size)
 {
@@ -32,7 +36,7 @@ MallocResize(void *ctx, void *ptr, size_t size)
 
 	(void) ctx;
 	if (p == NULL)
-		abort();
+		PbOutOfMemory();
 	return p;
 }
 

@@ -58,7 +58,8 @@ typedef struct PbAllocator
 	void	   *ctx;
 } PbAllocator;
 
-/* The allocator built on malloc/realloc/free, for tests and tools. */
+/* The allocator built on malloc/realloc/free (tools, tests, the pipeline's
+ * threads); when malloc fails it calls PbOutOfMemory (oom.h). */
 extern PbAllocator PbMallocAllocator;
 
 /* Axis-aligned box, closed, in double coordinates. */

@@ -11,9 +11,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "oom.h"
 #include "pipe_task.h"
 #include "pipeline.h"
 #include "pool.h"
@@ -31,11 +33,27 @@ typedef struct TaskList
 	uint64_t	pairs;
 } TaskList;
 
-/* A thread's own totals and stage figures, merged at the end. */
+/* Which of the aggregator's tasks are filter work moved to the device. */
+typedef struct AggBatch
+{
+	PbTask	  **tasks;
+	uint8_t    *stolen;
+	PbGpuPart  *parts;
+	uint32_t	n,
+				cap;
+	uint64_t	pairs;
+} AggBatch;
+
+/*
+ * A thread's own totals and stage figures, merged at the end, and its
+ * scratch space (here, not on its stack, so that it is still there to free
+ * after the thread ran out of memory and came back to its recovery point).
+ */
 typedef struct ThreadOut
 {
 	PbCompareAcc acc;
 	PbPipeStats st;
+	PbScratch	sc;
 } ThreadOut;
 
 struct PbPipeline
@@ -51,6 +69,7 @@ struct PbPipeline
 	int			filtering;		/* filter threads busy with a task */
 	int			live;			/* threads not yet finished */
 	int			stop;			/* everybody out */
+	int			oom;			/* a thread ran out of memory */
 	int			nfilter;
 	pthread_t	filter_threads[MAX_FILTER_THREADS];
 	void	   *filter_args[MAX_FILTER_THREADS][2];
@@ -60,6 +79,7 @@ struct PbPipeline
 	int			joined;
 	ThreadOut	filter_out[MAX_FILTER_THREADS];
 	ThreadOut	agg_out;
+	AggBatch	agg_batch;		/* the aggregator's current batch */
 	PbPool	   *pool;			/* the tasks' batches and filter temporaries */
 	const PbAllocator *mem;		/* the pool's allocator */
 	PbTask	  **fed;			/* every task fed, freed with the pipeline */
@@ -196,6 +216,33 @@ AccountDeviceResults(PbTask *t, PbCompareAcc *acc)
 	PbTaskDone(t);
 }
 
+/* Out of memory with the lock held: stop the run, marking why. */
+static void
+StopOutOfMemory(PbPipeline *p)
+{
+	p->oom = 1;
+	p->stop = 1;
+	pthread_cond_broadcast(&p->changed);
+}
+
+/*
+ * A thread back at its recovery point after running out of memory (lock
+ * not held: no allocation happens under it): stop the run, marking why,
+ * free the thread's scratch and leave.  What its task held is freed with
+ * the pipeline (the tasks fed, the pool's live blocks).
+ */
+static void *
+ThreadOutOfMemory(PbPipeline *p, ThreadOut *out)
+{
+	pb_oom_recover = NULL;
+	pthread_mutex_lock(&p->lock);
+	StopOutOfMemory(p);
+	p->live--;
+	pthread_mutex_unlock(&p->lock);
+	PbScratchFree(&out->sc);
+	return NULL;
+}
+
 /*
  * Filter thread: account device results when there are some, else filter
  * tasks from the input buffer and queue them for the aggregator.
@@ -205,9 +252,12 @@ FilterMain(void *arg)
 {
 	PbPipeline *p = ((void **) arg)[0];
 	ThreadOut  *out = ((void **) arg)[1];
-	PbScratch	sc;
+	jmp_buf		recover;
 
-	PbScratchInit(&sc, &PbMallocAllocator);
+	PbScratchInit(&out->sc, &PbMallocAllocator);
+	if (setjmp(recover) != 0)
+		return ThreadOutOfMemory(p, out);
+	pb_oom_recover = &recover;
 	pthread_mutex_lock(&p->lock);
 	for (;;)
 	{
@@ -238,7 +288,7 @@ FilterMain(void *arg)
 		PbTaskMaterialize(t, p->mem);
 		PbTaskFilter(t);
 		/* pairs no device takes are computed here and now */
-		PbTaskCompute(t, t->nint, t->batch.npairs, &sc, p->cfg.method, &out->acc);
+		PbTaskCompute(t, t->nint, t->batch.npairs, &out->sc, p->cfg.method, &out->acc);
 		out->st.filter_cpu.tasks++;
 		out->st.filter_cpu.pairs += t->batch.npairs;
 		out->st.filter_cpu.busy_s += Now() - t0;
@@ -265,7 +315,7 @@ FilterMain(void *arg)
 				PbTask	   *mine = TakeSmallest(p, t);
 
 				pthread_mutex_unlock(&p->lock);
-				ComputeHere(p, mine, &sc, &out->st.aggregate_cpu, &out->acc, 1);
+				ComputeHere(p, mine, &out->sc, &out->st.aggregate_cpu, &out->acc, 1);
 				pthread_mutex_lock(&p->lock);
 				t = NULL;		/* computed, or queued in mine's place */
 			}
@@ -278,36 +328,39 @@ FilterMain(void *arg)
 	p->live--;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
-	PbScratchFree(&sc);
+	PbScratchFree(&out->sc);
+	pb_oom_recover = NULL;
 	return NULL;
 }
 
-/* Which of the aggregator's tasks are filter work moved to the device. */
-typedef struct AggBatch
-{
-	PbTask	  **tasks;
-	uint8_t    *stolen;
-	PbGpuPart  *parts;
-	uint32_t	n,
-				cap;
-	uint64_t	pairs;
-} AggBatch;
-
-/* Add a task to the aggregator's next batch. */
-static void
+/*
+ * Add a task to the aggregator's next batch (lock held, so no allocation
+ * may jump: realloc's failure is returned, 0, instead).
+ */
+static int
 BatchAdd(AggBatch *b, PbTask *t, int stolen)
 {
 	if (b->n == b->cap)
 	{
-		b->cap = b->cap ? 2 * b->cap : 64;
-		b->tasks = PbMallocAllocator.resize(NULL, b->tasks, sizeof(PbTask *) * b->cap);
-		b->stolen = PbMallocAllocator.resize(NULL, b->stolen, b->cap);
-		b->parts = PbMallocAllocator.resize(NULL, b->parts, sizeof(PbGpuPart) * b->cap);
+		uint32_t	cap = b->cap ? 2 * b->cap : 64;
+		void	   *tasks = realloc(b->tasks, sizeof(PbTask *) * cap);
+		void	   *flags = tasks ? realloc(b->stolen, cap) : NULL;
+		void	   *parts = flags ? realloc(b->parts, sizeof(PbGpuPart) * cap) : NULL;
+
+		if (tasks)
+			b->tasks = tasks;
+		if (flags)
+			b->stolen = flags;
+		if (parts == NULL)
+			return 0;
+		b->parts = parts;
+		b->cap = cap;
 	}
 	b->tasks[b->n] = t;
 	b->stolen[b->n] = (uint8_t) stolen;
 	b->n++;
 	b->pairs += stolen ? (uint64_t) (t->na + t->nb) : t->nint;
+	return 1;
 }
 
 /*
@@ -332,7 +385,11 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 		}
 		while (p->queued.count > 0 &&
 			   (b->n == 0 || b->pairs + p->queued.head->nint <= p->cfg.batch_pairs))
-			BatchAdd(b, ListPop(&p->queued, 1), 0);
+			if (!BatchAdd(b, ListPop(&p->queued, 1), 0))
+			{
+				StopOutOfMemory(p);
+				return 0;
+			}
 		if (b->n > 0)
 		{
 			pthread_cond_broadcast(&p->changed);	/* room for waiting filters */
@@ -350,7 +407,11 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 				if (t->all_int && t->old_a == 0 && t->old_b == 0)
 				{
 					ListUnlink(&p->input, prev, t, 0);
-					BatchAdd(b, t, 1);
+					if (!BatchAdd(b, t, 1))
+					{
+						StopOutOfMemory(p);
+						return 0;
+					}
 				}
 				else
 					prev = t;
@@ -485,18 +546,21 @@ AggMain(void *arg)
 {
 	PbPipeline *p = (PbPipeline *) arg;
 	ThreadOut  *out = &p->agg_out;
-	AggBatch	b = {0};
-	PbScratch	sc;
+	AggBatch   *b = &p->agg_batch;
+	jmp_buf		recover;
 
-	PbScratchInit(&sc, &PbMallocAllocator);
+	PbScratchInit(&out->sc, &PbMallocAllocator);
+	if (setjmp(recover) != 0)
+		return ThreadOutOfMemory(p, out);
+	pb_oom_recover = &recover;
 	pthread_mutex_lock(&p->lock);
-	while (GatherBatch(p, &b))
+	while (GatherBatch(p, b))
 	{
 		char		err[sizeof(out->st.device_error)];
 		int			on_device = p->device_alive;
 
 		pthread_mutex_unlock(&p->lock);
-		if (on_device && !RunOnDevice(p, &b, out, err, sizeof(err)))
+		if (on_device && !RunOnDevice(p, b, out, err, sizeof(err)))
 		{
 			/* device dropped for the rest of the run; its batch is redone below */
 			memcpy(out->st.device_error, err, sizeof(err));
@@ -507,12 +571,12 @@ AggMain(void *arg)
 			pthread_mutex_unlock(&p->lock);
 		}
 		if (!on_device)
-			RunOnCpu(p, &b, out, &sc);
+			RunOnCpu(p, b, out, &out->sc);
 		pthread_mutex_lock(&p->lock);
 		if (on_device)
 		{
-			for (uint32_t i = 0; i < b.n; i++)
-				ListPush(&p->finished, b.tasks[i], 0);
+			for (uint32_t i = 0; i < b->n; i++)
+				ListPush(&p->finished, b->tasks[i], 0);
 			pthread_cond_broadcast(&p->changed);
 		}
 	}
@@ -520,10 +584,8 @@ AggMain(void *arg)
 	p->live--;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
-	PbMallocAllocator.release(NULL, b.tasks);
-	PbMallocAllocator.release(NULL, b.stolen);
-	PbMallocAllocator.release(NULL, b.parts);
-	PbScratchFree(&sc);
+	PbScratchFree(&out->sc);
+	pb_oom_recover = NULL;
 	return NULL;
 }
 
@@ -545,12 +607,18 @@ StartThread(pthread_t *th, void *(*fn) (void *), void *arg)
 PbPipeline *
 PbPipeStart(const PbPipeConfig *config)
 {
-	PbPipeline *p = PbMallocAllocator.alloc(NULL, sizeof(PbPipeline));
+	PbPipeline *p = malloc(sizeof(PbPipeline));
 	pthread_condattr_t ca;
 
+	if (p == NULL)
+		return NULL;
 	memset(p, 0, sizeof(*p));
 	p->cfg = *config;
-	p->pool = PbPoolCreate();
+	if ((p->pool = PbPoolCreate()) == NULL)
+	{
+		free(p);
+		return NULL;
+	}
 	p->mem = PbPoolAllocator(p->pool);
 	p->device_alive = config->device != NULL;
 	pthread_mutex_init(&p->lock, NULL);
@@ -628,8 +696,17 @@ PbPipeFeed(PbPipeline *p, PbTask *task, int (*should_stop) (void *), void *ctx)
 	}
 	if (p->nfed == p->cap_fed)
 	{
-		p->cap_fed = p->cap_fed ? 2 * p->cap_fed : 256;
-		p->fed = PbMallocAllocator.resize(NULL, p->fed, sizeof(PbTask *) * p->cap_fed);
+		uint32_t	cap = p->cap_fed ? 2 * p->cap_fed : 256;
+		PbTask	  **fed = realloc(p->fed, sizeof(PbTask *) * cap);
+
+		if (fed == NULL)
+		{
+			StopOutOfMemory(p);
+			pthread_mutex_unlock(&p->lock);
+			return 0;
+		}
+		p->fed = fed;
+		p->cap_fed = cap;
 	}
 	p->fed[p->nfed++] = task;
 	PbBatchInit(&task->batch, p->mem);
@@ -674,6 +751,12 @@ PbPipeFinish(PbPipeline *p, int (*should_stop) (void *), void *ctx)
 	JoinAll(p);
 	p->wall_s = Now() - p->t0;
 	return done;
+}
+
+int
+PbPipeOutOfMemory(const PbPipeline *p)
+{
+	return p->oom;
 }
 
 void
@@ -736,8 +819,11 @@ PbPipeDestroy(PbPipeline *p)
 	for (uint32_t i = 0; i < p->nfed; i++)
 		PbTaskRelease(p->fed[i]);
 	PbPoolDestroy(p->pool);
-	PbMallocAllocator.release(NULL, p->fed);
+	free(p->fed);
+	free(p->agg_batch.tasks);
+	free(p->agg_batch.stolen);
+	free(p->agg_batch.parts);
 	pthread_cond_destroy(&p->changed);
 	pthread_mutex_destroy(&p->lock);
-	PbMallocAllocator.release(NULL, p);
+	free(p);
 }

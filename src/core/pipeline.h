@@ -161,6 +161,12 @@ extern int	PbPipeFeed(PbPipeline *p, PbTask *task, int (*should_stop) (void *),
  */
 extern int	PbPipeFinish(PbPipeline *p, int (*should_stop) (void *), void *ctx);
 
+/*
+ * Whether the run stopped because a thread (or PbPipeFeed) ran out of
+ * memory: PbPipeFeed or PbPipeFinish then returned 0 without a stop request.
+ */
+extern int	PbPipeOutOfMemory(const PbPipeline *p);
+
 /* The totals over every task (after PbPipeFinish returned 1). */
 extern void PbPipeTotals(const PbPipeline *p, PbCompareAcc *acc);
 extern void PbPipeGetStats(const PbPipeline *p, PbPipeStats *stats);

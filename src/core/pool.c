@@ -1,9 +1,12 @@
 /*
  * pool.c: the block pool behind a PbAllocator (see pool.h).
  *
- * Every block starts with a 16-byte header (its class and the size asked
- * for), so release needs no size and payloads keep malloc's alignment.  A
- * cached block links to the next through its payload.  Under
+ * Every block starts with a 32-byte header (its class, the size asked
+ * for, and its links in the list of blocks handed out), so release needs
+ * no size, payloads keep malloc's alignment, and destroying the pool frees
+ * even blocks a thread lost when it ran out of memory mid-task.  A cached
+ * block links to the next through its payload.  When malloc fails (or the
+ * testing knob of oom.h says so) the pool calls PbOutOfMemory.  Under
  * AddressSanitizer the bytes nobody may touch (cached blocks, the slack
  * past the size asked for) are poisoned, so a use after release is still
  * reported although the memory does not go back to malloc.
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oom.h"
 #include "pool.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -40,6 +44,8 @@ typedef struct BlockHead
 {
 	uint64_t	cls;			/* size class */
 	uint64_t	size;			/* bytes asked for */
+	struct BlockHead *prev,
+			   *next;			/* in the list of live blocks */
 } BlockHead;
 
 struct PbPool
@@ -47,6 +53,7 @@ struct PbPool
 	PbAllocator mem;			/* ctx: the pool */
 	pthread_mutex_t lock;
 	BlockHead  *free[POOL_CLASSES]; /* cached blocks of each class */
+	BlockHead  *live;			/* blocks handed out */
 	PbPoolStats st;
 };
 
@@ -58,13 +65,36 @@ ClassBytes(int c)
 		: (size_t) 1 << (POOL_MIN_SHIFT + c / 2);
 }
 
-/* Bytes a block for size bytes needs, header included; aborts if too big. */
+/* Bytes a block for size bytes needs, header included; too big: out of memory. */
 static size_t
 Need(size_t size)
 {
 	if (size > ClassBytes(POOL_CLASSES - 1) - sizeof(BlockHead))
-		abort();
+		PbOutOfMemory();
 	return size + sizeof(BlockHead);
+}
+
+/* Put h at the head of the live list (lock held). */
+static void
+LinkLive(PbPool *pool, BlockHead *h)
+{
+	h->prev = NULL;
+	h->next = pool->live;
+	if (pool->live)
+		pool->live->prev = h;
+	pool->live = h;
+}
+
+/* Take h out of the live list (lock held). */
+static void
+UnlinkLive(PbPool *pool, BlockHead *h)
+{
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		pool->live = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
 }
 
 /* The smallest class of at least need bytes (need <= the largest class). */
@@ -109,13 +139,18 @@ CountOut(PbPool *pool, size_t bytes)
 		pool->st.peak_held = pool->st.live + pool->st.cached;
 }
 
-/* A block of class c: a cached one when there is one, else from malloc. */
+/*
+ * A block of class c, counted and on the live list: a cached one when
+ * there is one, else from malloc (PbOutOfMemory when that fails).
+ */
 static BlockHead *
 TakeBlock(PbPool *pool, int c)
 {
 	size_t		bytes = ClassBytes(c);
 	BlockHead  *h;
 
+	if (PbOomInjected())
+		PbOutOfMemory();
 	pthread_mutex_lock(&pool->lock);
 	h = pool->free[c];
 	if (h != NULL)
@@ -123,14 +158,20 @@ TakeBlock(PbPool *pool, int c)
 		UNPOISON(Link(h), sizeof(BlockHead *));
 		pool->free[c] = *Link(h);
 		pool->st.cached -= bytes;
+		CountOut(pool, bytes);
+		LinkLive(pool, h);
+		pthread_mutex_unlock(&pool->lock);
+		return h;
 	}
-	else
-		pool->st.fresh++;
-	CountOut(pool, bytes);
 	pthread_mutex_unlock(&pool->lock);
-	if (h == NULL && (h = malloc(bytes)) == NULL)
-		abort();
+	if ((h = malloc(bytes)) == NULL)
+		PbOutOfMemory();
 	h->cls = (uint64_t) c;
+	pthread_mutex_lock(&pool->lock);
+	pool->st.fresh++;
+	CountOut(pool, bytes);
+	LinkLive(pool, h);
+	pthread_mutex_unlock(&pool->lock);
 	return h;
 }
 
@@ -168,6 +209,7 @@ PoolRelease(void *ctx, void *ptr)
 	h = (BlockHead *) ptr - 1;
 	bytes = ClassBytes((int) h->cls);
 	pthread_mutex_lock(&pool->lock);
+	UnlinkLive(pool, h);
 	pool->st.live -= bytes;
 	keep = pool->st.cached + bytes <= pool->st.peak_live;
 	if (keep)
@@ -207,7 +249,7 @@ PbPoolCreate(void)
 	PbPool	   *pool = malloc(sizeof(PbPool));
 
 	if (pool == NULL)
-		abort();
+		return NULL;
 	memset(pool, 0, sizeof(*pool));
 	pool->mem.alloc = PoolAlloc;
 	pool->mem.resize = PoolResize;
@@ -231,6 +273,13 @@ PbPoolDestroy(PbPool *pool)
 			pool->free[c] = *Link(h);
 			FreeBlock(h);
 		}
+	while (pool->live != NULL)
+	{
+		BlockHead  *h = pool->live;
+
+		pool->live = h->next;
+		FreeBlock(h);
+	}
 	pthread_mutex_destroy(&pool->lock);
 	free(pool);
 }

@@ -8,8 +8,9 @@
  * the next request of that class takes it back.  The pool caches at most as
  * many bytes as were ever live at once, beyond that released blocks go back
  * to malloc: what it holds stays under twice the peak of live bytes, however
- * long it runs.  One mutex guards the lists; the allocator aborts like
- * PbMallocAllocator when malloc fails and never calls check_interrupts.
+ * long it runs.  One mutex guards the lists; when malloc fails the
+ * allocator calls PbOutOfMemory (oom.h), and it never calls
+ * check_interrupts.
  */
 #ifndef PB_POOL_H
 #define PB_POOL_H
@@ -32,12 +33,13 @@ typedef struct PbPoolStats
 	size_t		peak_held;		/* most live + cached bytes at once */
 } PbPoolStats;
 
-/* A new, empty pool (malloc; aborts when out of memory). */
+/* A new, empty pool, or NULL when out of memory. */
 extern PbPool *PbPoolCreate(void);
 
 /*
- * Free the pool and its cached blocks.  Every block handed out must have
- * been released before (a block still live is leaked).
+ * Free the pool with every block it holds: cached ones, and live ones too
+ * (blocks a thread lost when it ran out of memory mid-task), which nobody
+ * may touch afterwards.
  */
 extern void PbPoolDestroy(PbPool *pool);
 

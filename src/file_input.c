@@ -9,6 +9,7 @@
  * '#' comments are skipped.  As for COPY FROM a file, only superusers and
  * roles with the privileges of pg_read_server_files may read them.  A bad
  * line stops everything with an error naming the file, line and column.
+ * pb_compare_files parses its files on threads (src/core/parse_files.h).
  */
 #include "postgres.h"
 
@@ -24,6 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "core/parse_files.h"
 #include "core/parse_text.h"
 #include "pixelbox.h"
 
@@ -192,20 +194,30 @@ pb_read_polygons(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* Where the polygons of one side of pb_compare_files go. */
-typedef struct SideSink
+/* The files of pb_compare_files, in order, with their sides. */
+typedef struct FileList
 {
-	SetsState  *sets;
-	bool		in_a;
-} SideSink;
+	char	  **paths;
+	bool	   *in_a;
+	int			n,
+				cap;
+} FileList;
 
-/* Put a parsed polygon into its set. */
+/* Add one file to the list. */
 static void
-AddToSet(void *ctx, uint32 shape, int64 line, int64 id, bool has_id, const char *text, size_t len)
+AddFile(FileList *fl, char *path, bool in_a)
 {
-	SideSink   *side = (SideSink *) ctx;
-
-	PbSetsAdd(side->sets, shape, side->in_a, "pb_compare_files");
+	if (fl->n == fl->cap)
+	{
+		fl->cap = Max(64, fl->cap * 2);
+		fl->paths = fl->paths ? repalloc(fl->paths, sizeof(char *) * fl->cap)
+			: palloc(sizeof(char *) * fl->cap);
+		fl->in_a = fl->in_a ? repalloc(fl->in_a, sizeof(bool) * fl->cap)
+			: palloc(sizeof(bool) * fl->cap);
+	}
+	fl->paths[fl->n] = path;
+	fl->in_a[fl->n] = in_a;
+	fl->n++;
 }
 
 /* qsort comparator: C strings. */
@@ -215,20 +227,18 @@ CmpStrings(const void *a, const void *b)
 	return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-/* Read a file, or every regular file of a directory in name order, into a set. */
+/* List a file, or every regular file of a directory in name order. */
 static void
-ReadPath(const char *path, SideSink *side)
+ListPath(FileList *fl, char *path, bool in_a)
 {
 	struct stat st;
 	DIR		   *dir;
 	struct dirent *de;
-	char	  **names = NULL;
-	int			n = 0,
-				cap = 0;
+	int			first = fl->n;
 
 	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
 	{
-		ReadFile(path, PbSetsBatch(side->sets), AddToSet, side, "pb_compare_files");
+		AddFile(fl, path, in_a);
 		return;
 	}
 	dir = AllocateDir(path);
@@ -236,25 +246,17 @@ ReadPath(const char *path, SideSink *side)
 	{
 		char	   *full = psprintf("%s/%s", path, de->d_name);
 
-		if (stat(full, &st) != 0 || !S_ISREG(st.st_mode))
-			continue;
-		if (n == cap)
-		{
-			cap = Max(16, cap * 2);
-			names = names ? repalloc(names, sizeof(char *) * cap) : palloc(sizeof(char *) * cap);
-		}
-		names[n++] = full;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+			AddFile(fl, full, in_a);
 	}
 	FreeDir(dir);
-	if (n > 1)
-		qsort(names, n, sizeof(char *), CmpStrings);
-	for (int i = 0; i < n; i++)
-		ReadFile(names[i], PbSetsBatch(side->sets), AddToSet, side, "pb_compare_files");
+	if (fl->n - first > 1)
+		qsort(fl->paths + first, fl->n - first, sizeof(char *), CmpStrings);
 }
 
-/* Read every path of a text[] into one set. */
+/* List every path of a text[] (files or directories) for one side. */
 static void
-ReadPaths(ArrayType *paths, SideSink *side)
+ListPaths(FileList *fl, ArrayType *paths, bool in_a)
 {
 	Datum	   *elems;
 	bool	   *nulls;
@@ -263,22 +265,90 @@ ReadPaths(ArrayType *paths, SideSink *side)
 	deconstruct_array(paths, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
 	for (int i = 0; i < n; i++)
 		if (!nulls[i])
-			ReadPath(TextDatumGetCString(elems[i]), side);
+			ListPath(fl, TextDatumGetCString(elems[i]), in_a);
+}
+
+/* Polled between files: has a cancel, a timeout or a termination arrived? */
+static int
+FilesInterrupted(void *arg)
+{
+	return QueryCancelPending || ProcDiePending;
+}
+
+/*
+ * Move the parsed files into the set pair in list order, up to and with
+ * the first bad file (its polygons before the bad line), then raise that
+ * file's error: the SRID checks and the error come out as a sequential
+ * reader would give them.
+ */
+static void
+MergeFiles(SetsState *sets, const FileList *fl, PbFileParse *files)
+{
+	for (int i = 0; i < fl->n; i++)
+	{
+		PbFileParse *fp = &files[i];
+		PbBatch    *b = PbSetsBatch(sets);
+		uint32		base = b->nshapes;
+
+		PbBatchAppend(b, &fp->batch);
+		PbBatchFree(&fp->batch);
+		for (uint32 k = base; k < b->nshapes; k++)
+			PbSetsAdd(sets, k, fl->in_a[i], "pb_compare_files");
+		if (fp->io_errno != 0)
+		{
+			errno = fp->io_errno;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("pb_compare_files: could not open file \"%s\" for reading: %m", fp->path)));
+		}
+		if (fp->out_of_memory)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("pb_compare_files: out of memory parsing \"%s\"", fp->path)));
+		if (fp->status != PB_OK)
+			ereport(ERROR,
+					(errcode(ParseErrcode(fp->status)),
+					 errmsg("pb_compare_files: %s, line %lld: %s", fp->path, (long long) fp->line,
+							fp->err.message)));
+	}
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_files);
-/* pb_compare_sets over two lists of polygon files (or directories of them). */
+/*
+ * pb_compare_sets over two lists of polygon files (or directories of
+ * them): the files are parsed on pixelbox.cpu_threads threads, each into
+ * its own batch (the parser stage), then go to the pipeline.
+ */
 Datum
 pb_compare_files(PG_FUNCTION_ARGS)
 {
-	SideSink	a,
-				b;
+	FileList	fl = {0};
+	PbFileParse *files;
+	SetsState  *sets;
+	PbRasterRun run = {PbCpuThreads(), 0, FilesInterrupted, NULL};
+	PbRasterStatus st;
 
 	CheckFileAccess("pb_compare_files");
-	a.sets = b.sets = PbSetsCreate(CurrentMemoryContext);
-	a.in_a = true;
-	b.in_a = false;
-	ReadPaths(PG_GETARG_ARRAYTYPE_P(0), &a);
-	ReadPaths(PG_GETARG_ARRAYTYPE_P(1), &b);
-	return PbSetsResult(a.sets, fcinfo, "pb_compare_files");
+	ListPaths(&fl, PG_GETARG_ARRAYTYPE_P(0), true);
+	ListPaths(&fl, PG_GETARG_ARRAYTYPE_P(1), false);
+	files = palloc0(sizeof(PbFileParse) * (fl.n + 1));
+	for (int i = 0; i < fl.n; i++)
+		files[i].path = fl.paths[i];
+	sets = PbSetsCreate(CurrentMemoryContext);
+	PG_TRY();
+	{
+		st = PbParseFiles(files, (uint32) fl.n, &run);
+		if (st == PB_R_STOPPED)
+		{
+			CHECK_FOR_INTERRUPTS();
+			elog(ERROR, "pb_compare_files: parsing stopped without a cancel");
+		}
+		MergeFiles(sets, &fl, files);
+	}
+	PG_FINALLY();
+	{
+		PbParseFilesFree(files, (uint32) fl.n);
+	}
+	PG_END_TRY();
+	return PbSetsResult(sets, fcinfo, "pb_compare_files");
 }

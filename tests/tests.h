@@ -95,7 +95,8 @@
 	X(test_rtree_postgis_float) \
 	X(test_rtree_join_200k)
 
-/* test_batch.c, test_pack.c, test_pool.c, test_pipeline.c, test_tiling.c (appended to PB_TESTS below) */
+/* test_batch.c, test_pack.c, test_pool.c, test_pipeline.c, test_parse_files.c, test_tiling.c
+ * (appended to PB_TESTS below) */
 #define PB_THREAD_TESTS(X) \
 	X(test_batch_append) \
 	/* test_pack.c */ \
@@ -114,6 +115,8 @@
 	X(test_pipeline_stop) \
 	X(test_pipeline_pool) \
 	X(test_pipeline_out_of_memory) \
+	/* test_parse_files.c */ \
+	X(test_parse_files_threads) \
 	/* test_tiling.c */ \
 	X(test_tiling_random_sets) \
 	X(test_tiling_degenerate)

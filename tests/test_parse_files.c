@@ -1,0 +1,188 @@
+/*
+ * test_parse_files.c: PbParseFiles (files parsed on threads) gives, file by
+ * file, exactly what parsing the lines one after the other gives: the same
+ * shapes, the same first bad line and message, and open errors with errno.
+ */
+#define _DEFAULT_SOURCE			/* mkdtemp */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/core/parse_files.h"
+#include "../src/core/parse_text.h"
+#include "testutil.h"
+
+#define NFILES 9
+
+/* Write text to dir/name; return the path (malloc). */
+static char *
+WriteFile(const char *dir, const char *name, const char *text)
+{
+	char	   *path = malloc(strlen(dir) + strlen(name) + 2);
+	FILE	   *f;
+
+	sprintf(path, "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (f != NULL)
+	{
+		fputs(text, f);
+		fclose(f);
+	}
+	return path;
+}
+
+/* Random lines of both formats, with comments, blanks and CRLF endings. */
+static char *
+RandomLines(Rng *r, int n)
+{
+	size_t		cap = (size_t) n * 200 + 64,
+				len = 0;
+	char	   *t = malloc(cap);
+
+	t[0] = '\0';
+	for (int i = 0; i < n; i++)
+	{
+		int64_t		x = RngRange(r, -5000, 5000),
+					y = RngRange(r, -5000, 5000),
+					w = RngRange(r, 1, 40),
+					h = RngRange(r, 1, 40);
+		const char *eol = RngRange(r, 0, 3) == 0 ? "\r\n" : "\n";
+
+		switch (RngRange(r, 0, 4))
+		{
+			case 0:
+				len += (size_t) snprintf(t + len, cap - len, "%d POLYGON((%lld %lld,%lld %lld,%lld %lld,%lld %lld,%lld %lld))%s",
+										 i, (long long) x, (long long) y, (long long) (x + w), (long long) y,
+										 (long long) (x + w), (long long) (y + h), (long long) x, (long long) (y + h),
+										 (long long) x, (long long) y, eol);
+				break;
+			case 1:
+				len += (size_t) snprintf(t + len, cap - len, "%d %lld %lld %lld %lld %lld.5 %lld%s", i,
+										 (long long) x, (long long) y, (long long) (x + w), (long long) y,
+										 (long long) x, (long long) (y + h), eol);
+				break;
+			case 2:
+				len += (size_t) snprintf(t + len, cap - len, "# comment %d%s", i, eol);
+				break;
+			case 3:
+				len += (size_t) snprintf(t + len, cap - len, "   %s", eol);
+				break;
+			default:
+				len += (size_t) snprintf(t + len, cap - len, "SRID=4326;MULTIPOLYGON(((%lld %lld,%lld %lld,%lld %lld,%lld %lld)),EMPTY)%s",
+										 (long long) x, (long long) y, (long long) (x + w), (long long) y,
+										 (long long) (x + w), (long long) (y + h), (long long) x, (long long) y, eol);
+		}
+	}
+	return t;
+}
+
+/* What a sequential reader gets from text: the shapes up to the first bad line. */
+static void
+Sequential(const char *text, PbFileParse *want)
+{
+	size_t		len = strlen(text),
+				at = 0;
+
+	PbBatchInit(&want->batch, &PbMallocAllocator);
+	want->status = PB_OK;
+	want->line = 0;
+	while (at < len && want->status == PB_OK)
+	{
+		const char *nl = strchr(text + at, '\n');
+		size_t		end = nl ? (size_t) (nl - text) + 1 : len;
+		PbTextLineKind kind;
+		int64_t		id;
+		int			has_id;
+		uint32_t	shape;
+
+		want->line++;
+		want->status = PbParseTextLine(&want->batch, text + at, end - at, &kind, &id, &has_id,
+									   &shape, &want->err);
+		at = end;
+	}
+}
+
+/* Files parsed on 1 to 4 threads equal the sequential reading, file by file. */
+void
+test_parse_files_threads(void)
+{
+	char		dir[] = "/tmp/pb_parse_files_XXXXXX";
+	Rng			r = {31337};
+	char	   *texts[NFILES];
+	char	   *paths[NFILES];
+	char		why[256];
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (int i = 0; i < NFILES; i++)
+	{
+		char		name[32];
+
+		snprintf(name, sizeof(name), "tile_%02d.txt", i);
+		texts[i] = RandomLines(&r, i == 0 ? 0 : 40 * i);
+		if (i == 4)
+		{
+			/* a bad line in the middle: the file stops there */
+			char	   *bad = malloc(strlen(texts[i]) + 64);
+
+			sprintf(bad, "1 POLYGON((0 0,1 0,1 1,0 0))\n2 3 4 5\n%s", texts[i]);
+			free(texts[i]);
+			texts[i] = bad;
+		}
+		if (i == 6)
+			texts[i][strlen(texts[i]) > 0 ? strlen(texts[i]) - 1 : 0] = '\0';	/* no final newline */
+		paths[i] = i == 7 ? NULL : WriteFile(dir, name, texts[i]);
+		if (i == 7)
+		{
+			paths[i] = malloc(strlen(dir) + 16);
+			sprintf(paths[i], "%s/missing.txt", dir);
+		}
+	}
+	for (int threads = 1; threads <= 4; threads++)
+	{
+		PbFileParse files[NFILES];
+		PbRasterRun run = {threads, 0, NULL, NULL};
+
+		pb_test_context("%d threads", threads);
+		memset(files, 0, sizeof(files));
+		for (int i = 0; i < NFILES; i++)
+			files[i].path = paths[i];
+		CHECK_INT(PbParseFiles(files, NFILES, &run), PB_R_OK);
+		for (int i = 0; i < NFILES; i++)
+		{
+			PbFileParse want;
+
+			if (i == 7)
+			{
+				CHECK_INT(files[i].io_errno, ENOENT);
+				CHECK_INT(files[i].batch.nshapes, 0);
+				continue;
+			}
+			Sequential(texts[i], &want);
+			CHECK_INT(files[i].io_errno, 0);
+			CHECK_INT(files[i].out_of_memory, 0);
+			CHECK_INT(files[i].status, want.status);
+			CHECK_INT(files[i].line, want.line);
+			if (want.status != PB_OK)
+				CHECK(strcmp(files[i].err.message, want.err.message) == 0);
+			CHECK_INT(files[i].batch.nshapes, want.batch.nshapes);
+			for (uint32_t k = 0; k < want.batch.nshapes && k < files[i].batch.nshapes; k++)
+				if (!SameShape(&files[i].batch, k, &want.batch, k, 1, why, sizeof(why)))
+					pb_check_fail(__FILE__, __LINE__, "file %d shape %u: %s", i, k, why);
+			PbBatchFree(&want.batch);
+		}
+		CHECK_INT(files[4].status, PB_ERR_FORMAT);
+		CHECK_INT(files[4].line, 2);
+		PbParseFilesFree(files, NFILES);
+	}
+	for (int i = 0; i < NFILES; i++)
+	{
+		if (i != 7)
+			unlink(paths[i]);
+		free(paths[i]);
+		free(texts[i]);
+	}
+	rmdir(dir);
+}

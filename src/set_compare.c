@@ -5,8 +5,7 @@
  * Rows are decoded into one batch, each shape tagged with its set.  With
  * parallel workers, each decodes its rows and hands them to the leader
  * packed (shape_pack.h, a quarter of the batch's bytes through the tuple
- * queue); the leader keeps the packed bytes as they come and unpacks them
- * all on threads at the end.  At
+ * queue); the leader unpacks each worker's bytes on threads as they come.  At
  * the end the sets are cut into grid tiles and the SCCG pipeline
  * (pipeline_run.c) pairs every tile's polygons whose float4 boxes meet,
  * exactly the pairs PostGIS's && gives the Fig. 1(b) query, and computes
@@ -31,11 +30,13 @@
 #define PB_SETS_FORMAT 2		/* version byte of serialized states */
 #define SETS_CHUNK_SHAPES 4096	/* shapes per packed chunk (a thread's job) */
 
-/* Packed chunks a parallel worker sent (src/core/shape_pack.h). */
+/* Packed chunks (src/core/shape_pack.h): a worker's rows, or the ones sent by one. */
 typedef struct SetsPart
 {
 	uint8	   *data;
 	size_t		len;
+	bool		borrowed;		/* data lies in the input row: unpack it before
+								 * the next row (the combine does) */
 } SetsPart;
 
 /* Transition state of pb_compare_sets (and the sets of pb_compare_files). */
@@ -86,7 +87,9 @@ SetsTag(SetsState *s, uint32 shape, bool in_a)
 	s->in_a[shape] = in_a ? 1 : 0;
 }
 
-/* Keep a packed part (its bytes in the state's context) for the end. */
+static void SetsUnpackParts(SetsState *s);
+
+/* Keep a packed part until it is unpacked. */
 static void
 SetsAddPart(SetsState *s, SetsPart part)
 {
@@ -110,6 +113,7 @@ SetsFlushPack(SetsState *s)
 		return;
 	part.data = s->pack.buf;
 	part.len = s->pack.len;
+	part.borrowed = false;
 	SetsAddPart(s, part);
 	PbPackerInit(&s->pack, &s->mem, SETS_CHUNK_SHAPES);
 }
@@ -181,7 +185,12 @@ SetsAppend(SetsState *dst, SetsState *src)
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_combinefn);
-/* Merge two partial states: packed parts are linked, not copied. */
+/*
+ * Merge two partial states.  A worker's packed polygons are unpacked into
+ * s1 right here, on threads, straight from the row the leader received
+ * (no copy): while the leader waits for the next worker's row, its
+ * threads unpack the last one.
+ */
 Datum
 pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 {
@@ -200,6 +209,7 @@ pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 	if (s1 == NULL)
 		s1 = PbSetsCreate(aggcxt);
 	SetsAppend(s1, s2);
+	SetsUnpackParts(s1);
 	PG_RETURN_POINTER(s1);
 }
 
@@ -265,9 +275,9 @@ BadState(void)
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_deserialfn);
 /*
- * Rebuild a state from pb_compare_sets_serialfn's bytes: its chunks are
- * kept packed (one copy into the aggregate's memory), to be unpacked by
- * threads at the end.  Chunk headers are checked here, bodies then.
+ * Rebuild a state from pb_compare_sets_serialfn's bytes: its chunks stay
+ * packed where they are, in the input row, for the combine function that
+ * comes next to unpack.  Chunk headers are checked here, bodies then.
  */
 Datum
 pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
@@ -297,8 +307,8 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 	if (len > SETS_HEADER)
 	{
 		part.len = len - SETS_HEADER;
-		part.data = MemoryContextAllocHuge(aggcxt, part.len);
-		memcpy(part.data, p + SETS_HEADER, part.len);
+		part.data = (uint8 *) p + SETS_HEADER;
+		part.borrowed = true;
 		SetsAddPart(s, part);
 	}
 	PG_RETURN_POINTER(s);
@@ -376,7 +386,8 @@ SetsUnpackParts(SetsState *s)
 	b->nipts = (uint32) ipts;
 	b->ndpts = (uint32) dpts;
 	for (uint32 i = 0; i < s->nparts; i++)
-		pfree(s->parts[i].data);
+		if (!s->parts[i].borrowed)
+			pfree(s->parts[i].data);
 	s->nparts = 0;
 	pfree(jobs);
 	s->merged_chunks += njobs;

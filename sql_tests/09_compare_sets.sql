@@ -95,6 +95,20 @@ SELECT slide, x.c IS NOT DISTINCT FROM (SELECT ROW(pairs, pairs_intersecting, ja
          FROM sets s WHERE s.slide = x.slide) AS parallel_identical
 FROM (SELECT slide, pb_compare_sets(geom, algorithm = 'A') AS c FROM nuclei GROUP BY slide) x ORDER BY slide;
 SELECT tasks > 0 AS workers_packed FROM pb_pipeline_report() WHERE stage = 'merge';
+-- the workers' packed polygons through the query's shared memory, or in
+-- the partial states through the tuple queue: identical either way
+SET pixelbox.parallel_handoff = shared_memory;
+SELECT slide, x.c IS NOT DISTINCT FROM (SELECT ROW(pairs, pairs_intersecting, jaccard_mean, jaccard_total, dice_mean,
+         intersection_area, union_area, polygons_a, polygons_b, missed_a, missed_b)::pb_set_comparison
+         FROM sets s WHERE s.slide = x.slide) AS shared_memory_identical
+FROM (SELECT slide, pb_compare_sets(geom, algorithm = 'A') AS c FROM nuclei GROUP BY slide) x ORDER BY slide;
+SELECT device, tasks > 0 AS states FROM pb_pipeline_report() WHERE stage = 'handoff' ORDER BY device;
+SET pixelbox.parallel_handoff = tuple_queue;
+SELECT slide, x.c IS NOT DISTINCT FROM (SELECT ROW(pairs, pairs_intersecting, jaccard_mean, jaccard_total, dice_mean,
+         intersection_area, union_area, polygons_a, polygons_b, missed_a, missed_b)::pb_set_comparison
+         FROM sets s WHERE s.slide = x.slide) AS tuple_queue_identical
+FROM (SELECT slide, pb_compare_sets(geom, algorithm = 'A') AS c FROM nuclei GROUP BY slide) x ORDER BY slide;
+SELECT device, tasks > 0 AS states FROM pb_pipeline_report() WHERE stage = 'handoff' ORDER BY device;
 RESET ALL;
 -- the CPU fallback after an injected GPU failure gives the same answer
 SET pixelbox.gpu_fault = run;

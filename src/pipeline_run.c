@@ -36,6 +36,7 @@ struct PbRun
 	double		tile_s;			/* time the caller spent making tasks */
 	double		merge_s;		/* time spent unpacking workers' chunks */
 	int64		merge_chunks;
+	int64		handoff[2];		/* worker states via shared memory, in the row */
 	int64		tasks;
 };
 
@@ -45,6 +46,7 @@ static int64 last_tasks;
 static double last_tile_s;
 static double last_merge_s;
 static int64 last_merge_chunks;
+static int64 last_handoff[2];
 static bool last_valid;
 
 /*
@@ -142,12 +144,18 @@ PbRunAddTileTime(PbRun *r, double seconds)
 	r->tile_s += seconds;
 }
 
-/* Count chunks unpacked before the run and their time (the report's merge row). */
+/*
+ * Count chunks unpacked before the run and their time (the report's merge
+ * row), and the partial states that brought them through shared memory
+ * and in the serialized state itself (its handoff rows).
+ */
 void
-PbRunAddMerge(PbRun *r, int64 chunks, double seconds)
+PbRunAddMerge(PbRun *r, int64 chunks, double seconds, int64 shared, int64 in_state)
 {
 	r->merge_chunks += chunks;
 	r->merge_s += seconds;
+	r->handoff[0] += shared;
+	r->handoff[1] += in_state;
 }
 
 void
@@ -162,6 +170,8 @@ PbRunFinish(PbRun *r, PbCompareAcc *acc)
 	last_tile_s = r->tile_s;
 	last_merge_s = r->merge_s;
 	last_merge_chunks = r->merge_chunks;
+	last_handoff[0] = r->handoff[0];
+	last_handoff[1] = r->handoff[1];
 	last_valid = true;
 	if (r->has_device)
 		PbGpuPipeRelease(r);
@@ -217,6 +227,8 @@ pb_pipeline_report(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (!last_valid)
 		return (Datum) 0;
+	ReportRow(rsinfo, "handoff", "shared_memory", last_handoff[0], -1, 0, 0);
+	ReportRow(rsinfo, "handoff", "tuple_queue", last_handoff[1], -1, 0, 0);
 	ReportRow(rsinfo, "merge", "cpu", last_merge_chunks, -1, 0, last_merge_s);
 	ReportRow(rsinfo, "tile", "cpu", last_tasks, -1, 0, last_tile_s);
 	StageRow(rsinfo, "filter", "cpu", &s->filter_cpu);

@@ -11,6 +11,7 @@
 
 #include "utils/guc.h"
 
+#include "parallel_handoff.h"
 #include "pixelbox.h"
 
 PG_MODULE_MAGIC;
@@ -47,6 +48,13 @@ static const struct config_enum_entry throttle_options[] = {
 static const struct config_enum_entry pipe_fault_options[] = {
 	{"none", PB_PIPE_FAULT_NONE, false},
 	{"memory", PB_PIPE_FAULT_MEMORY, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry handoff_options[] = {
+	{"auto", PB_HANDOFF_AUTO, false},
+	{"shared_memory", PB_HANDOFF_SHARED, false},
+	{"tuple_queue", PB_HANDOFF_QUEUE, false},
 	{NULL, 0, false}
 };
 
@@ -140,5 +148,10 @@ _PG_init(void)
 							 "none, memory (their memory pool fails after a few allocations, as when malloc returns NULL).",
 							 &pb_pipeline_fault, PB_PIPE_FAULT_NONE, pipe_fault_options,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+	DefineCustomEnumVariable("pixelbox.parallel_handoff",
+							 "How pb_compare_sets's parallel workers hand their polygons to the leader.",
+							 "shared_memory writes them into the query's dynamic shared memory, tuple_queue sends them through the tuple queue (slower), auto uses shared memory when /dev/shm has room for every worker's polygons twice over.",
+							 &pb_parallel_handoff, PB_HANDOFF_AUTO, handoff_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pixelbox");
 }

@@ -102,7 +102,8 @@ struct PbCompareAcc;
 extern PbRun *PbRunStart(MemoryContext cxt, const char *caller);
 extern void PbRunFeed(PbRun *r, struct PbTask *t);
 extern void PbRunAddTileTime(PbRun *r, double seconds);
-extern void PbRunAddMerge(PbRun *r, int64 chunks, double seconds);
+extern void PbRunAddMerge(PbRun *r, int64 chunks, double seconds, int64 shared,
+						  int64 in_state);
 extern void PbRunFinish(PbRun *r, struct PbCompareAcc *acc);
 extern void PbRunEnd(PbRun *r);
 

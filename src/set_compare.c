@@ -4,8 +4,9 @@
  *
  * Rows are decoded into one batch, each shape tagged with its set.  With
  * parallel workers, each decodes its rows and hands them to the leader
- * packed (shape_pack.h, a quarter of the batch's bytes through the tuple
- * queue); the leader unpacks each worker's bytes on threads as they come.  At
+ * packed (shape_pack.h, a quarter of the batch's bytes), in the query's
+ * shared memory (parallel_handoff.c) or else through the tuple queue; the
+ * leader unpacks each worker's bytes on threads as they come.  At
  * the end the sets are cut into grid tiles and the SCCG pipeline
  * (pipeline_run.c) pairs every tile's polygons whose float4 boxes meet,
  * exactly the pairs PostGIS's && gives the Fig. 1(b) query, and computes
@@ -25,9 +26,12 @@
 #include "core/pipeline.h"
 #include "core/shape_pack.h"
 #include "core/tiling.h"
+#include "parallel_handoff.h"
 #include "pixelbox.h"
 
-#define PB_SETS_FORMAT 2		/* version byte of serialized states */
+#define PB_SETS_FORMAT 3		/* version byte of serialized states */
+#define SETS_INLINE 0			/* the chunks follow in the serialized state */
+#define SETS_SHARED 1			/* a PbHandoffRef to them follows */
 #define SETS_CHUNK_SHAPES 4096	/* shapes per packed chunk (a thread's job) */
 
 /* Packed chunks (src/core/shape_pack.h): a worker's rows, or the ones sent by one. */
@@ -35,8 +39,11 @@ typedef struct SetsPart
 {
 	uint8	   *data;
 	size_t		len;
-	bool		borrowed;		/* data lies in the input row: unpack it before
-								 * the next row (the combine does) */
+	bool		borrowed;		/* data lies in the input row or shared memory:
+								 * unpack it before the next row (the combine
+								 * does) */
+	dsa_area   *area;			/* in shared memory: its area, to free it */
+	dsa_pointer shared;
 } SetsPart;
 
 /* Transition state of pb_compare_sets (and the sets of pb_compare_files). */
@@ -55,6 +62,8 @@ struct SetsState
 	PbBatch		scratch;		/* in a parallel worker: the row being packed */
 	uint32		merged_chunks;	/* chunks unpacked at the end, and their time */
 	double		merge_s;
+	uint32		shared_states;	/* partial states unpacked from shared memory */
+	uint32		inline_states;	/* and from the serialized state itself */
 };
 
 /* Make an empty set pair allocating in cxt (an aggregate state, or a call's). */
@@ -111,9 +120,9 @@ SetsFlushPack(SetsState *s)
 	PbPackerClose(&s->pack);
 	if (s->pack.len == 0)
 		return;
+	memset(&part, 0, sizeof(part));
 	part.data = s->pack.buf;
 	part.len = s->pack.len;
-	part.borrowed = false;
 	SetsAddPart(s, part);
 	PbPackerInit(&s->pack, &s->mem, SETS_CHUNK_SHAPES);
 }
@@ -213,52 +222,68 @@ pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s1);
 }
 
-/* Bytes of the serialized state's header: format, SRID, has_srid. */
-#define SETS_HEADER (1 + sizeof(int32) + 1)
+/* Bytes of the serialized state's header: format, SRID, has_srid, where. */
+#define SETS_HEADER (1 + sizeof(int32) + 1 + 1)
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_serialfn);
 /*
  * Serialize a partial state (worker to leader): the rows it packed, its
- * decoded shapes packed now, and its packed parts as they are.
+ * decoded shapes packed now, and its packed parts as they are; in the
+ * query's shared memory when a worker can put them there (only where they
+ * are then goes through the tuple queue), else in the state itself.
  */
 Datum
 pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
 {
 	SetsState  *s = (SetsState *) PG_GETARG_POINTER(0);
 	PbPacker	more;
+	PbHandoffRef ref;
 	size_t		size;
 	bytea	   *out;
-	char	   *p;
+	char	   *p,
+			   *chunks;
 
 	PbPackerClose(&s->pack);
 	PbPackerInit(&more, &s->mem, SETS_CHUNK_SHAPES);
 	for (uint32 i = 0; i < s->batch.nshapes; i++)
 		PbPackerAdd(&more, &s->batch, i, s->in_a[i]);
 	PbPackerClose(&more);
-	size = SETS_HEADER + s->pack.len + more.len;
+	size = s->pack.len + more.len;
 	for (uint32 i = 0; i < s->nparts; i++)
 		size += s->parts[i].len;
-	if (size > MaxAllocSize - VARHDRSZ)
+	if (size > MaxAllocSize - VARHDRSZ - SETS_HEADER)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("pb_compare_sets: a parallel worker's polygons take %zu bytes packed, more than the 1 GB a partial state may hold",
 						size),
 				 errhint("Use more parallel workers (max_parallel_workers_per_gather), or none.")));
-	out = (bytea *) palloc(VARHDRSZ + size);
-	SET_VARSIZE(out, VARHDRSZ + size);
+	chunks = size > 0 ? PbHandoffAlloc(fcinfo, size, &ref) : NULL;
+	out = (bytea *) palloc(VARHDRSZ + SETS_HEADER +
+						   (chunks ? PB_HANDOFF_REF_BYTES : size));
 	p = VARDATA(out);
 	*p++ = PB_SETS_FORMAT;
 	memcpy(p, &s->srid, sizeof(int32));
 	p += sizeof(int32);
 	*p++ = s->has_srid;
-	memcpy(p, s->pack.buf, s->pack.len);
-	p += s->pack.len;
-	memcpy(p, more.buf, more.len);
-	p += more.len;
+	*p++ = chunks ? SETS_SHARED : SETS_INLINE;
+	if (chunks)
+	{
+		memcpy(p, &ref.segment, 4);
+		memcpy(p + 4, &ref.pointer, 8);
+		memcpy(p + 12, &ref.len, 8);
+		p += PB_HANDOFF_REF_BYTES;
+	}
+	SET_VARSIZE(out, p + (chunks ? 0 : size) - (char *) out);
+	if (chunks == NULL)
+		chunks = p;
+	memcpy(chunks, s->pack.buf, s->pack.len);
+	chunks += s->pack.len;
+	memcpy(chunks, more.buf, more.len);
+	chunks += more.len;
 	for (uint32 i = 0; i < s->nparts; i++)
 	{
-		memcpy(p, s->parts[i].data, s->parts[i].len);
-		p += s->parts[i].len;
+		memcpy(chunks, s->parts[i].data, s->parts[i].len);
+		chunks += s->parts[i].len;
 	}
 	PbPackerFree(&more);
 	PG_RETURN_BYTEA_P(out);
@@ -276,8 +301,9 @@ BadState(void)
 PG_FUNCTION_INFO_V1(pb_compare_sets_deserialfn);
 /*
  * Rebuild a state from pb_compare_sets_serialfn's bytes: its chunks stay
- * packed where they are, in the input row, for the combine function that
- * comes next to unpack.  Chunk headers are checked here, bodies then.
+ * packed where they are, in the input row or in shared memory, for the
+ * combine function that comes next to unpack.  Chunk headers are checked
+ * here, bodies then.
  */
 Datum
 pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
@@ -293,24 +319,39 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 		elog(ERROR, "pb_compare_sets_deserialfn called in non-aggregate context");
 	if (len < SETS_HEADER || p[0] != PB_SETS_FORMAT)
 		BadState();
-	for (size_t at = SETS_HEADER; at < len;)
+	memset(&part, 0, sizeof(part));
+	part.borrowed = true;
+	if (p[SETS_HEADER - 1] == SETS_SHARED && len == SETS_HEADER + PB_HANDOFF_REF_BYTES)
+	{
+		PbHandoffRef ref;
+
+		memcpy(&ref.segment, p + SETS_HEADER, 4);
+		memcpy(&ref.pointer, p + SETS_HEADER + 4, 8);
+		memcpy(&ref.len, p + SETS_HEADER + 12, 8);
+		part.data = PbHandoffFind(fcinfo, &ref, &part.area);
+		part.shared = (dsa_pointer) ref.pointer;
+		part.len = ref.len;
+	}
+	else if (p[SETS_HEADER - 1] == SETS_INLINE)
+	{
+		part.data = (uint8 *) p + SETS_HEADER;
+		part.len = len - SETS_HEADER;
+	}
+	else
+		BadState();
+	for (size_t at = 0; at < part.len;)
 	{
 		PbPackCounts c;
 
-		if (PbPackReadHeader(p + at, len - at, &c) != 0)
+		if (PbPackReadHeader(part.data + at, part.len - at, &c) != 0)
 			BadState();
 		at += PB_PACK_HEADER_BYTES + c.body;
 	}
 	s = PbSetsCreate(aggcxt);
 	memcpy(&s->srid, p + 1, sizeof(int32));
 	s->has_srid = p[1 + sizeof(int32)] != 0;
-	if (len > SETS_HEADER)
-	{
-		part.len = len - SETS_HEADER;
-		part.data = (uint8 *) p + SETS_HEADER;
-		part.borrowed = true;
+	if (part.len > 0)
 		SetsAddPart(s, part);
-	}
 	PG_RETURN_POINTER(s);
 }
 
@@ -386,8 +427,16 @@ SetsUnpackParts(SetsState *s)
 	b->nipts = (uint32) ipts;
 	b->ndpts = (uint32) dpts;
 	for (uint32 i = 0; i < s->nparts; i++)
-		if (!s->parts[i].borrowed)
+	{
+		if (s->parts[i].area != NULL)
+			dsa_free(s->parts[i].area, s->parts[i].shared);
+		else if (!s->parts[i].borrowed)
 			pfree(s->parts[i].data);
+		if (s->parts[i].area != NULL)
+			s->shared_states++;
+		else if (s->parts[i].borrowed)
+			s->inline_states++;
+	}
 	s->nparts = 0;
 	pfree(jobs);
 	s->merged_chunks += njobs;
@@ -410,7 +459,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
 	run = PbRunStart((MemoryContext) s->mem.ctx, caller);
 	PbRunAddTileTime(run, NowSeconds() - t0);
-	PbRunAddMerge(run, s->merged_chunks, s->merge_s);
+	PbRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_states, s->inline_states);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 		PbRunFeed(run, &tl.tasks[k]);
 	PbRunFinish(run, acc);

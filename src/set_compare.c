@@ -6,7 +6,7 @@
  * parallel workers, each decodes its rows and hands them to the leader
  * packed (shape_pack.h, a quarter of the batch's bytes), in the query's
  * shared memory (parallel_handoff.c) or else through the tuple queue; the
- * leader unpacks each worker's bytes on threads as they come.  At
+ * leader unpacks every worker's bytes at the end, on threads.  At
  * the end the sets are cut into grid tiles and the SCCG pipeline
  * (pipeline_run.c) pairs every tile's polygons whose float4 boxes meet,
  * exactly the pairs PostGIS's && gives the Fig. 1(b) query, and computes
@@ -39,10 +39,10 @@ typedef struct SetsPart
 {
 	uint8	   *data;
 	size_t		len;
-	bool		borrowed;		/* data lies in the input row or shared memory:
-								 * unpack it before the next row (the combine
-								 * does) */
-	dsa_area   *area;			/* in shared memory: its area, to free it */
+	bool		in_row;			/* data lies in the input row: the combine
+								 * copies it before the next row comes */
+	dsa_area   *area;			/* in the query's shared memory (there until
+								 * the query ends): its area, to free it */
 	dsa_pointer shared;
 } SetsPart;
 
@@ -62,7 +62,7 @@ struct SetsState
 	PbBatch		scratch;		/* in a parallel worker: the row being packed */
 	uint32		merged_chunks;	/* chunks unpacked at the end, and their time */
 	double		merge_s;
-	uint32		shared_states;	/* partial states unpacked from shared memory */
+	uint32		shared_states;	/* partial states combined from shared memory */
 	uint32		inline_states;	/* and from the serialized state itself */
 };
 
@@ -95,8 +95,6 @@ SetsTag(SetsState *s, uint32 shape, bool in_a)
 	}
 	s->in_a[shape] = in_a ? 1 : 0;
 }
-
-static void SetsUnpackParts(SetsState *s);
 
 /* Keep a packed part until it is unpacked. */
 static void
@@ -193,12 +191,37 @@ SetsAppend(SetsState *dst, SetsState *src)
 	src->nparts = 0;
 }
 
+/*
+ * Keep the packed parts s took from a deserialized state: the ones in the
+ * input row are copied (the row goes before the next comes), the ones in
+ * shared memory stay there until the final function unpacks them all.
+ */
+static void
+SetsKeepParts(SetsState *s, uint32 from)
+{
+	for (uint32 i = from; i < s->nparts; i++)
+	{
+		SetsPart   *part = &s->parts[i];
+
+		if (part->area != NULL)
+			s->shared_states++;
+		else if (part->in_row)
+		{
+			uint8	   *copy = MemoryContextAllocHuge((MemoryContext) s->mem.ctx, part->len);
+
+			memcpy(copy, part->data, part->len);
+			part->data = copy;
+			part->in_row = false;
+			s->inline_states++;
+		}
+	}
+}
+
 PG_FUNCTION_INFO_V1(pb_compare_sets_combinefn);
 /*
- * Merge two partial states.  A worker's packed polygons are unpacked into
- * s1 right here, on threads, straight from the row the leader received
- * (no copy): while the leader waits for the next worker's row, its
- * threads unpack the last one.
+ * Merge two partial states.  A worker's packed polygons stay packed (in
+ * shared memory, or copied from its row) until the final function unpacks
+ * every worker's at once, on threads, into a batch sized for them all.
  */
 Datum
 pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
@@ -206,6 +229,7 @@ pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 	MemoryContext aggcxt;
 	SetsState  *s1 = PG_ARGISNULL(0) ? NULL : (SetsState *) PG_GETARG_POINTER(0);
 	SetsState  *s2 = PG_ARGISNULL(1) ? NULL : (SetsState *) PG_GETARG_POINTER(1);
+	uint32		from;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "pb_compare_sets_combinefn called in non-aggregate context");
@@ -217,8 +241,9 @@ pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 	}
 	if (s1 == NULL)
 		s1 = PbSetsCreate(aggcxt);
+	from = s1->nparts;
 	SetsAppend(s1, s2);
-	SetsUnpackParts(s1);
+	SetsKeepParts(s1, from);
 	PG_RETURN_POINTER(s1);
 }
 
@@ -320,7 +345,6 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 	if (len < SETS_HEADER || p[0] != PB_SETS_FORMAT)
 		BadState();
 	memset(&part, 0, sizeof(part));
-	part.borrowed = true;
 	if (p[SETS_HEADER - 1] == SETS_SHARED && len == SETS_HEADER + PB_HANDOFF_REF_BYTES)
 	{
 		PbHandoffRef ref;
@@ -336,6 +360,7 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 	{
 		part.data = (uint8 *) p + SETS_HEADER;
 		part.len = len - SETS_HEADER;
+		part.in_row = true;
 	}
 	else
 		BadState();
@@ -427,16 +452,10 @@ SetsUnpackParts(SetsState *s)
 	b->nipts = (uint32) ipts;
 	b->ndpts = (uint32) dpts;
 	for (uint32 i = 0; i < s->nparts; i++)
-	{
 		if (s->parts[i].area != NULL)
 			dsa_free(s->parts[i].area, s->parts[i].shared);
-		else if (!s->parts[i].borrowed)
+		else
 			pfree(s->parts[i].data);
-		if (s->parts[i].area != NULL)
-			s->shared_states++;
-		else if (s->parts[i].borrowed)
-			s->inline_states++;
-	}
 	s->nparts = 0;
 	pfree(jobs);
 	s->merged_chunks += njobs;

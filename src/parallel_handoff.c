@@ -8,9 +8,9 @@
  * worker writes its bytes once and sends only where they are.  The area
  * outlives the workers (its segments stay pinned until the Gather node
  * shuts down, after the aggregate has finished) and goes with the query on
- * error, so nothing can leak.  When /dev/shm looks too small for every
- * worker's bytes (a container's 64 MB), "auto" keeps the tuple queue: a
- * full /dev/shm is an error, a small one only slower.
+ * error, so nothing can leak.  Where /dev/shm has less than 512 MB free
+ * (a container's 64 MB), "auto" keeps the tuple queue: a full /dev/shm is
+ * an error, a small one only slower.
  */
 #include "postgres.h"
 
@@ -30,12 +30,12 @@
 int			pb_parallel_handoff = PB_HANDOFF_AUTO;
 
 /*
- * Whether /dev/shm has room for len bytes from every worker that may run
- * at once, twice over (posix shared memory lives there; other kinds do not
- * run out the same way).
+ * Whether /dev/shm has room for len more bytes with 512 MB to spare
+ * (posix shared memory lives there, and the area grows by ever larger
+ * segments; other kinds do not run out the same way).
  */
 static bool
-RoomForAllWorkers(size_t len)
+RoomInDevShm(size_t len)
 {
 	struct statvfs fs;
 
@@ -43,8 +43,7 @@ RoomForAllWorkers(size_t len)
 		return true;
 	if (statvfs("/dev/shm", &fs) != 0)
 		return false;
-	return (double) fs.f_bavail * fs.f_frsize >=
-		2.0 * (max_parallel_workers + 1) * (double) len + 64.0 * 1024 * 1024;
+	return (double) fs.f_bavail * fs.f_frsize >= 512.0 * 1024 * 1024 + (double) len;
 }
 
 /*
@@ -65,7 +64,7 @@ PbHandoffAlloc(FunctionCallInfo fcinfo, size_t len, PbHandoffRef *ref)
 		return NULL;
 	area = agg->ss.ps.state->es_query_dsa;
 	if (area == NULL ||
-		(pb_parallel_handoff == PB_HANDOFF_AUTO && !RoomForAllWorkers(len)))
+		(pb_parallel_handoff == PB_HANDOFF_AUTO && !RoomInDevShm(len)))
 		return NULL;
 	dp = dsa_allocate_extended(area, len, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 	if (!DsaPointerIsValid(dp))

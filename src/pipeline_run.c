@@ -36,7 +36,7 @@ struct PbRun
 	double		tile_s;			/* time the caller spent making tasks */
 	double		merge_s;		/* time spent unpacking workers' chunks */
 	int64		merge_chunks;
-	int64		handoff[2];		/* worker states via shared memory, in the row */
+	int64		handoff[2];		/* workers' chunks via shared memory, in the row */
 	int64		tasks;
 };
 
@@ -146,8 +146,8 @@ PbRunAddTileTime(PbRun *r, double seconds)
 
 /*
  * Count chunks unpacked before the run and their time (the report's merge
- * row), and the partial states that brought them through shared memory
- * and in the serialized state itself (its handoff rows).
+ * row), and how many of them came through shared memory and in the
+ * serialized states themselves (its handoff rows).
  */
 void
 PbRunAddMerge(PbRun *r, int64 chunks, double seconds, int64 shared, int64 in_state)

@@ -150,7 +150,7 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomEnumVariable("pixelbox.parallel_handoff",
 							 "How pb_compare_sets's parallel workers hand their polygons to the leader.",
-							 "shared_memory writes them into the query's dynamic shared memory, tuple_queue sends them through the tuple queue (slower), auto uses shared memory when /dev/shm has room for every worker's polygons twice over.",
+							 "shared_memory writes them into the query's dynamic shared memory, tuple_queue sends them through the tuple queue (slower), auto uses shared memory while /dev/shm keeps 512 MB free.",
 							 &pb_parallel_handoff, PB_HANDOFF_AUTO, handoff_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pixelbox");

@@ -30,8 +30,6 @@
 #include "pixelbox.h"
 
 #define PB_SETS_FORMAT 3		/* version byte of serialized states */
-#define SETS_INLINE 0			/* the chunks follow in the serialized state */
-#define SETS_SHARED 1			/* a PbHandoffRef to them follows */
 #define SETS_CHUNK_SHAPES 4096	/* shapes per packed chunk (a thread's job) */
 
 /* Packed chunks (src/core/shape_pack.h): a worker's rows, or the ones sent by one. */
@@ -44,6 +42,7 @@ typedef struct SetsPart
 	dsa_area   *area;			/* in the query's shared memory (there until
 								 * the query ends): its area, to free it */
 	dsa_pointer shared;
+	uint32		chunks;			/* deserialized: the chunks it holds */
 } SetsPart;
 
 /* Transition state of pb_compare_sets (and the sets of pb_compare_files). */
@@ -61,11 +60,14 @@ struct SetsState
 	uint32		nparts,
 				cap_parts;
 	PbPacker	pack;			/* in a parallel worker: its rows, packed */
+	PbHandoffRef *refs;			/* in a worker: its chunks in shared memory */
+	uint32		nrefs,
+				cap_refs;
 	PbBatch		scratch;		/* in a parallel worker: the row being packed */
 	uint32		merged_chunks;	/* chunks unpacked at the end, and their time */
 	double		merge_s;
-	uint32		shared_states;	/* partial states combined from shared memory */
-	uint32		inline_states;	/* and from the serialized state itself */
+	uint32		shared_chunks;	/* chunks combined from shared memory */
+	uint32		inline_chunks;	/* and from serialized states themselves */
 };
 
 /* Make an empty set pair allocating in cxt (an aggregate state, or a call's). */
@@ -142,6 +144,32 @@ PbSetsAdd(SetsState *s, uint32 shape, bool in_a, const char *caller)
 	SetsTag(s, shape, in_a);
 }
 
+/*
+ * In a parallel worker, move the packer's closed chunks into the query's
+ * shared memory (parallel_handoff.c) as they fill, so that the handing
+ * off is spread over the scan instead of all workers allocating at its
+ * end; left in the packer (for the tuple queue) when it cannot.
+ */
+static void
+SetsHandOff(FunctionCallInfo fcinfo, SetsState *s)
+{
+	PbHandoffRef ref;
+	void	   *dst;
+
+	if (s->pack.len == 0 ||
+		(dst = PbHandoffAlloc(fcinfo, s->pack.len, &ref)) == NULL)
+		return;
+	memcpy(dst, s->pack.buf, s->pack.len);
+	PbPackerDrop(&s->pack);
+	if (s->nrefs == s->cap_refs)
+	{
+		s->cap_refs = Max(16, s->cap_refs * 2);
+		s->refs = s->refs ? repalloc(s->refs, sizeof(PbHandoffRef) * s->cap_refs)
+			: MemoryContextAlloc((MemoryContext) s->mem.ctx, sizeof(PbHandoffRef) * s->cap_refs);
+	}
+	s->refs[s->nrefs++] = ref;
+}
+
 PG_FUNCTION_INFO_V1(pb_compare_sets_transfn);
 /*
  * Decode one row into the state; NULL geometry or NULL set skips the row.
@@ -167,6 +195,8 @@ pb_compare_sets_transfn(PG_FUNCTION_ARGS)
 		PbCheckSetSrid(&s->srid, &s->has_srid, s->scratch.shapes[shape].srid,
 					   "pb_compare_sets");
 		PbPackerAdd(&s->pack, &s->scratch, shape, PG_GETARG_BOOL(2));
+		if (!s->pack.open)
+			SetsHandOff(fcinfo, s);
 		PG_RETURN_POINTER(s);
 	}
 	shape = PbDecodeGeometryArg(fcinfo, 1, &s->batch, "pb_compare_sets");
@@ -206,7 +236,7 @@ SetsKeepParts(SetsState *s, uint32 from)
 		SetsPart   *part = &s->parts[i];
 
 		if (part->area != NULL)
-			s->shared_states++;
+			s->shared_chunks += part->chunks;
 		else if (part->in_row)
 		{
 			uint8	   *copy = MemoryContextAllocHuge((MemoryContext) s->mem.ctx, part->len);
@@ -214,7 +244,7 @@ SetsKeepParts(SetsState *s, uint32 from)
 			memcpy(copy, part->data, part->len);
 			part->data = copy;
 			part->in_row = false;
-			s->inline_states++;
+			s->inline_chunks += part->chunks;
 		}
 	}
 }
@@ -249,68 +279,66 @@ pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(s1);
 }
 
-/* Bytes of the serialized state's header: format, SRID, has_srid, where. */
-#define SETS_HEADER (1 + sizeof(int32) + 1 + 1)
+/* Bytes of the serialized state's header: format, SRID, has_srid, refs. */
+#define SETS_HEADER (1 + sizeof(int32) + 1 + sizeof(uint32))
 
 PG_FUNCTION_INFO_V1(pb_compare_sets_serialfn);
 /*
- * Serialize a partial state (worker to leader): the rows it packed, its
- * decoded shapes packed now, and its packed parts as they are; in the
- * query's shared memory when a worker can put them there (only where they
- * are then goes through the tuple queue), else in the state itself.
+ * Serialize a partial state (worker to leader): where its chunks in shared
+ * memory are, then the rest inline: the rows it packed, its decoded shapes
+ * packed now, and its packed parts as they are.  A worker moves that rest
+ * to shared memory too when it can, leaving only references to go through
+ * the tuple queue.
  */
 Datum
 pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
 {
 	SetsState  *s = (SetsState *) PG_GETARG_POINTER(0);
 	PbPacker	more;
-	PbHandoffRef ref;
 	size_t		size;
 	bytea	   *out;
-	char	   *p,
-			   *chunks;
+	char	   *p;
 
 	PbPackerClose(&s->pack);
 	PbPackerInit(&more, &s->mem, SETS_CHUNK_SHAPES);
 	for (uint32 i = 0; i < s->batch.nshapes; i++)
 		PbPackerAdd(&more, &s->batch, i, s->in_a[i]);
 	PbPackerClose(&more);
+	SetsHandOff(fcinfo, s);
 	size = s->pack.len + more.len;
 	for (uint32 i = 0; i < s->nparts; i++)
 		size += s->parts[i].len;
-	if (size > MaxAllocSize - VARHDRSZ - SETS_HEADER)
+	if (size > MaxAllocSize - VARHDRSZ - SETS_HEADER - (size_t) s->nrefs * PB_HANDOFF_REF_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("pb_compare_sets: a parallel worker's polygons take %zu bytes packed, more than the 1 GB a partial state may hold",
 						size),
 				 errhint("Use more parallel workers (max_parallel_workers_per_gather), or none.")));
-	chunks = size > 0 ? PbHandoffAlloc(fcinfo, size, &ref) : NULL;
-	out = (bytea *) palloc(VARHDRSZ + SETS_HEADER +
-						   (chunks ? PB_HANDOFF_REF_BYTES : size));
+	size += SETS_HEADER + (size_t) s->nrefs * PB_HANDOFF_REF_BYTES;
+	out = (bytea *) palloc(VARHDRSZ + size);
+	SET_VARSIZE(out, VARHDRSZ + size);
 	p = VARDATA(out);
 	*p++ = PB_SETS_FORMAT;
 	memcpy(p, &s->srid, sizeof(int32));
 	p += sizeof(int32);
 	*p++ = s->has_srid;
-	*p++ = chunks ? SETS_SHARED : SETS_INLINE;
-	if (chunks)
+	memcpy(p, &s->nrefs, sizeof(uint32));
+	p += sizeof(uint32);
+	for (uint32 i = 0; i < s->nrefs; i++)
 	{
-		memcpy(p, &ref.segment, 4);
-		memcpy(p + 4, &ref.pointer, 8);
-		memcpy(p + 12, &ref.len, 8);
+		memcpy(p, &s->refs[i].segment, 4);
+		memcpy(p + 4, &s->refs[i].pointer, 8);
+		memcpy(p + 12, &s->refs[i].len, 8);
 		p += PB_HANDOFF_REF_BYTES;
 	}
-	SET_VARSIZE(out, p + (chunks ? 0 : size) - (char *) out);
-	if (chunks == NULL)
-		chunks = p;
-	memcpy(chunks, s->pack.buf, s->pack.len);
-	chunks += s->pack.len;
-	memcpy(chunks, more.buf, more.len);
-	chunks += more.len;
+	memcpy(p, s->pack.buf, s->pack.len);
+	p += s->pack.len;
+	memcpy(p, more.buf, more.len);
+	p += more.len;
 	for (uint32 i = 0; i < s->nparts; i++)
 	{
-		memcpy(chunks, s->parts[i].data, s->parts[i].len);
-		chunks += s->parts[i].len;
+		memcpy(p, s->parts[i].data, s->parts[i].len);
+		p += s->parts[i].len;
 	}
 	PbPackerFree(&more);
 	PG_RETURN_BYTEA_P(out);
@@ -325,12 +353,26 @@ BadState(void)
 			 errmsg("pb_compare_sets: invalid serialized aggregate state")));
 }
 
+/* Check that part holds whole chunks, and count them (bodies are checked later). */
+static void
+CheckChunks(SetsPart *part)
+{
+	for (size_t at = 0; at < part->len; part->chunks++)
+	{
+		PbPackCounts c;
+
+		if (PbPackReadHeader(part->data + at, part->len - at, &c) != 0)
+			BadState();
+		at += PB_PACK_HEADER_BYTES + c.body;
+	}
+}
+
 PG_FUNCTION_INFO_V1(pb_compare_sets_deserialfn);
 /*
  * Rebuild a state from pb_compare_sets_serialfn's bytes: its chunks stay
- * packed where they are, in the input row or in shared memory, for the
- * combine function that comes next to unpack.  Chunk headers are checked
- * here, bodies then.
+ * packed where they are, in shared memory or in the input row, for the
+ * combine function that comes next to keep.  Chunk headers are checked
+ * here, bodies when unpacked.
  */
 Datum
 pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
@@ -341,44 +383,42 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 	size_t		len = VARSIZE(in) - VARHDRSZ;
 	SetsState  *s;
 	SetsPart	part;
+	uint32		nrefs;
+	size_t		at = SETS_HEADER;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "pb_compare_sets_deserialfn called in non-aggregate context");
 	if (len < SETS_HEADER || p[0] != PB_SETS_FORMAT)
 		BadState();
-	memset(&part, 0, sizeof(part));
-	if (p[SETS_HEADER - 1] == SETS_SHARED && len == SETS_HEADER + PB_HANDOFF_REF_BYTES)
-	{
-		PbHandoffRef ref;
-
-		memcpy(&ref.segment, p + SETS_HEADER, 4);
-		memcpy(&ref.pointer, p + SETS_HEADER + 4, 8);
-		memcpy(&ref.len, p + SETS_HEADER + 12, 8);
-		part.data = PbHandoffFind(fcinfo, &ref, &part.area);
-		part.shared = (dsa_pointer) ref.pointer;
-		part.len = ref.len;
-	}
-	else if (p[SETS_HEADER - 1] == SETS_INLINE)
-	{
-		part.data = (uint8 *) p + SETS_HEADER;
-		part.len = len - SETS_HEADER;
-		part.in_row = true;
-	}
-	else
+	memcpy(&nrefs, p + SETS_HEADER - sizeof(uint32), sizeof(uint32));
+	if (nrefs > (len - SETS_HEADER) / PB_HANDOFF_REF_BYTES)
 		BadState();
-	for (size_t at = 0; at < part.len;)
-	{
-		PbPackCounts c;
-
-		if (PbPackReadHeader(part.data + at, part.len - at, &c) != 0)
-			BadState();
-		at += PB_PACK_HEADER_BYTES + c.body;
-	}
 	s = PbSetsCreate(aggcxt);
 	memcpy(&s->srid, p + 1, sizeof(int32));
 	s->has_srid = p[1 + sizeof(int32)] != 0;
-	if (part.len > 0)
+	for (uint32 i = 0; i < nrefs; i++, at += PB_HANDOFF_REF_BYTES)
+	{
+		PbHandoffRef ref;
+
+		memset(&part, 0, sizeof(part));
+		memcpy(&ref.segment, p + at, 4);
+		memcpy(&ref.pointer, p + at + 4, 8);
+		memcpy(&ref.len, p + at + 12, 8);
+		part.data = PbHandoffFind(fcinfo, &ref, &part.area);
+		part.shared = (dsa_pointer) ref.pointer;
+		part.len = ref.len;
+		CheckChunks(&part);
 		SetsAddPart(s, part);
+	}
+	if (at < len)
+	{
+		memset(&part, 0, sizeof(part));
+		part.data = (uint8 *) p + at;
+		part.len = len - at;
+		part.in_row = true;
+		CheckChunks(&part);
+		SetsAddPart(s, part);
+	}
 	PG_RETURN_POINTER(s);
 }
 
@@ -485,7 +525,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
 	run = PbRunStart((MemoryContext) s->mem.ctx, caller);
 	PbRunAddTileTime(run, NowSeconds() - t0);
-	PbRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_states, s->inline_states);
+	PbRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_chunks, s->inline_chunks);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 	{
 		tl.tasks[k].src_packed = s->packed;

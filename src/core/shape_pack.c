@@ -216,6 +216,13 @@ PbPackerAdd(PbPacker *pk, const PbBatch *b, uint32_t shape, int tag)
 }
 
 void
+PbPackerDrop(PbPacker *pk)
+{
+	if (!pk->open)
+		pk->len = 0;
+}
+
+void
 PbPackerFree(PbPacker *pk)
 {
 	if (pk->buf)

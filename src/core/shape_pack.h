@@ -61,6 +61,12 @@ extern void PbPackerAdd(PbPacker *pk, const PbBatch *b, uint32_t shape, int tag)
 /* Close the open chunk (if any): buf[0 .. len) is then a whole stream. */
 extern void PbPackerClose(PbPacker *pk);
 
+/*
+ * Forget the packed stream (its closed chunks were copied elsewhere),
+ * keeping the buffer for the next ones.  Only with no chunk open.
+ */
+extern void PbPackerDrop(PbPacker *pk);
+
 /* Release the packer's buffer. */
 extern void PbPackerFree(PbPacker *pk);
 

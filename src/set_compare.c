@@ -55,8 +55,6 @@ struct SetsState
 	int32		srid;
 	bool		has_srid;
 	SetsPart   *parts;			/* workers' polygons, still packed */
-	PbPackedShape *packed;		/* per shape of batch, once unpacked: where
-								 * its rings are left packed in parts */
 	uint32		nparts,
 				cap_parts;
 	PbPacker	pack;			/* in a parallel worker: its rows, packed */
@@ -435,11 +433,7 @@ NowSeconds(void)
 /*
  * Unpack the state's packed parts into its batch, after the shapes it
  * decoded itself: offsets from the chunk headers, then every chunk on its
- * own thread.  Only the shapes are unpacked (kind, area, box): their rings
- * stay in the parts, checked, for the pipeline's tasks to unpack as they
- * copy their shapes (s->packed says where), so the parts must stay until
- * the run ends (SetsFreeParts).  Writing every point into one batch first
- * cost more than the rest of the merge (the batch's fresh pages alone).
+ * own thread.
  */
 static void
 SetsUnpackParts(SetsState *s)
@@ -473,7 +467,9 @@ SetsUnpackParts(SetsState *s)
 			if (PbPackReadHeader(j->chunk, s->parts[i].len - at, &j->counts) != 0)
 				BadState();
 			j->shape0 = (uint32) shapes;
-			j->ring0 = j->ipt0 = j->dpt0 = 0;	/* rings stay packed */
+			j->ring0 = (uint32) rings;
+			j->ipt0 = (uint32) ipts;
+			j->dpt0 = (uint32) dpts;
 			shapes += j->counts.shapes;
 			rings += j->counts.rings;
 			ipts += j->counts.ipts;
@@ -485,28 +481,25 @@ SetsUnpackParts(SetsState *s)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("pb_compare_sets: more than 2^32 shapes, rings or points in one comparison")));
 	t0 = NowSeconds();
-	PbBatchReserve(b, (uint32) shapes, b->nrings, b->nipts, b->ndpts);
-	s->packed = palloc_extended(sizeof(PbPackedShape) * shapes, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	PbBatchReserve(b, (uint32) shapes, (uint32) rings, (uint32) ipts, (uint32) dpts);
+	PbBatchAdviseHuge(b);
 	if (shapes > 0)
 		SetsTag(s, (uint32) shapes - 1, false);
-	if (PbUnpackJobs(jobs, njobs, b, s->srid, s->in_a, s->packed, PbCpuThreads()) != 0)
+	if (PbUnpackJobs(jobs, njobs, b, s->srid, s->in_a, PbCpuThreads()) != 0)
 		BadState();
 	b->nshapes = (uint32) shapes;
-	pfree(jobs);
-	s->merged_chunks += njobs;
-	s->merge_s += NowSeconds() - t0;
-}
-
-/* Free the workers' packed parts, after the run that read them. */
-static void
-SetsFreeParts(SetsState *s)
-{
+	b->nrings = (uint32) rings;
+	b->nipts = (uint32) ipts;
+	b->ndpts = (uint32) dpts;
 	for (uint32 i = 0; i < s->nparts; i++)
 		if (s->parts[i].area != NULL)
 			dsa_free(s->parts[i].area, s->parts[i].shared);
 		else
 			pfree(s->parts[i].data);
 	s->nparts = 0;
+	pfree(jobs);
+	s->merged_chunks += njobs;
+	s->merge_s += NowSeconds() - t0;
 }
 
 /*
@@ -527,10 +520,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 	PbRunAddTileTime(run, NowSeconds() - t0);
 	PbRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_chunks, s->inline_chunks);
 	for (uint32 k = 0; k < tl.ntasks; k++)
-	{
-		tl.tasks[k].src_packed = s->packed;
 		PbRunFeed(run, &tl.tasks[k]);
-	}
 	PbRunFinish(run, acc);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 	{
@@ -586,7 +576,6 @@ PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller)
 		n = s->batch.nshapes;
 		matched = palloc_extended(n + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		RunSets(s, &acc, matched, caller);
-		SetsFreeParts(s);
 		for (uint32 i = 0; i < n; i++)
 		{
 			counts[s->in_a[i] ? 0 : 1]++;

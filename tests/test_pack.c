@@ -106,100 +106,23 @@ Jobs(const PbPacker *pk, const PbBatch *dst, PbUnpackJob *jobs, int cap, PbPackC
 	return n;
 }
 
-/*
- * Rebuild dst with the rings of the shapes left packed (packed[i].rec)
- * unpacked after the others, as a pipeline task copies them.
- */
-static void
-UnpackRings(PbBatch *dst, const PbPackedShape *packed, uint32_t from)
-{
-	PbBatch		full;
-	uint32_t	rings = dst->nrings,
-				ipts = dst->nipts,
-				dpts = dst->ndpts;
-
-	for (uint32_t i = from; i < dst->nshapes; i++)
-	{
-		rings += dst->shapes[i].nrings;
-		if (dst->shapes[i].kind == PB_SHAPE_INT)
-			ipts += packed[i].npoints;
-		else
-			dpts += packed[i].npoints;
-	}
-	PbBatchInit(&full, &PbMallocAllocator);
-	PbBatchReserve(&full, dst->nshapes, rings, ipts, dpts);
-	for (uint32_t i = 0; i < dst->nshapes; i++)
-	{
-		const PbShape *s = &dst->shapes[i];
-		int			is_int = s->kind == PB_SHAPE_INT;
-
-		full.shapes[full.nshapes] = *s;
-		full.shapes[full.nshapes++].ring_first = full.nrings;
-		if (i >= from)
-		{
-			CHECK(packed[i].rec != NULL);
-			PbPackedShapeRings(&packed[i], s, &full);
-			continue;
-		}
-		for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
-		{
-			const PbRing *ring = &dst->rings[r];
-			PbRing	   *out = &full.rings[full.nrings++];
-
-			out->npoints = ring->npoints;
-			out->start = is_int ? full.nipts : full.ndpts;
-			if (is_int)
-				memcpy(full.ipts + 2 * (size_t) full.nipts, dst->ipts + 2 * (size_t) ring->start,
-					   2 * sizeof(int32_t) * ring->npoints);
-			else
-				memcpy(full.dpts + 2 * (size_t) full.ndpts, dst->dpts + 2 * (size_t) ring->start,
-					   2 * sizeof(double) * ring->npoints);
-			*(is_int ? &full.nipts : &full.ndpts) += ring->npoints;
-		}
-	}
-	CHECK_INT(full.nrings, rings);
-	CHECK_INT(full.nipts, ipts);
-	CHECK_INT(full.ndpts, dpts);
-	PbBatchFree(dst);
-	*dst = full;
-}
-
-/*
- * Unpack a whole stream after dst's shapes on threads threads; 0 or -1.
- * Lazily: shapes first, their rings left packed, then unpacked from there.
- */
+/* Unpack a whole stream after dst's shapes on threads threads; 0 or -1. */
 static int
-UnpackAfter(const PbPacker *pk, PbBatch *dst, uint8_t *tag, int threads, int lazy)
+UnpackAfter(const PbPacker *pk, PbBatch *dst, uint8_t *tag, int threads)
 {
 	PbUnpackJob jobs[1024];
 	PbPackCounts tot;
-	PbPackedShape *packed;
-	uint32_t	from = dst->nshapes;
 	int			n = Jobs(pk, dst, jobs, 1024, &tot);
 
 	if (n < 0)
 		return -1;
-	if (!lazy)
-	{
-		PbBatchReserve(dst, tot.shapes, tot.rings, tot.ipts, tot.dpts);
-		if (PbUnpackJobs(jobs, (uint32_t) n, dst, PACK_SRID, tag, NULL, threads) != 0)
-			return -1;
-		dst->nshapes = tot.shapes;
-		dst->nrings = tot.rings;
-		dst->nipts = tot.ipts;
-		dst->ndpts = tot.dpts;
-		return 0;
-	}
-	packed = calloc(tot.shapes + 1, sizeof(PbPackedShape));
-	PbBatchReserve(dst, tot.shapes, dst->nrings, dst->nipts, dst->ndpts);
-	if (PbUnpackJobs(jobs, (uint32_t) n, dst, PACK_SRID, tag, packed, threads) != 0)
-	{
-		free(packed);
+	PbBatchReserve(dst, tot.shapes, tot.rings, tot.ipts, tot.dpts);
+	if (PbUnpackJobs(jobs, (uint32_t) n, dst, PACK_SRID, tag, threads) != 0)
 		return -1;
-	}
 	dst->nshapes = tot.shapes;
-	UnpackRings(dst, packed, from);
-	free(packed);
+	dst->nrings = tot.rings;
+	dst->nipts = tot.ipts;
+	dst->ndpts = tot.dpts;
 	return 0;
 }
 
@@ -218,24 +141,22 @@ test_pack_round_trip(void)
 	tag = malloc(src.nshapes);
 	for (uint32_t i = 0; i < src.nshapes; i++)
 		tag[i] = (uint8_t) RngRange(&r, 0, 1);
-	for (int c = 0; c < 8; c++)
+	for (int c = 0; c < 4; c++)
 		for (int threads = 1; threads <= 4; threads++)
 		{
 			PbPacker	pk;
 			PbBatch		dst;
 			uint8_t    *got = malloc(src.nshapes + 8);
 			uint32_t	pre;
-			int			lazy = c >= 4;
 
-			pb_test_context("chunk %u, threads %d, %s", chunks[c % 4], threads,
-							lazy ? "rings left packed" : "whole");
-			PackAll(&pk, &src, tag, chunks[c % 4]);
+			pb_test_context("chunk %u, threads %d", chunks[c], threads);
+			PackAll(&pk, &src, tag, chunks[c]);
 			PbBatchInit(&dst, &PbMallocAllocator);
 			/* shapes of both kinds already there: every offset must shift */
 			DecodeWkt(&dst, "POLYGON((0 0,4 0,4 4,0 4,0 0))", 0);
 			DecodeWkt(&dst, "POLYGON((0 0,3.5 0,3.5 2,0 2,0 0))", 0);
 			pre = dst.nshapes;
-			CHECK_INT(UnpackAfter(&pk, &dst, got, threads, lazy), 0);
+			CHECK_INT(UnpackAfter(&pk, &dst, got, threads), 0);
 			CHECK_INT(dst.nshapes, pre + src.nshapes);
 			CHECK_INT(dst.nipts, src.nipts + 5);
 			CHECK_INT(dst.ndpts, src.ndpts + 5);
@@ -296,19 +217,14 @@ test_pack_compact(void)
 	free(tag);
 }
 
-/*
- * Unpack one chunk whose body is body[0 .. len) (header made to match),
- * whole and with its rings left packed: both must agree.
- */
+/* Unpack one chunk whose body is body[0 .. len) (header made to match). */
 static int
 UnpackBody(const uint8_t *body, size_t len, PbPackCounts c, PbBatch *dst, uint8_t *tag)
 {
 	uint8_t    *chunk = malloc(PB_PACK_HEADER_BYTES + len + 1);
 	uint32_t	w[4] = {c.shapes, c.rings, c.ipts, c.dpts};
-	PbPackedShape *packed = calloc(c.shapes + 1, sizeof(PbPackedShape));
 	PbUnpackJob job;
-	int			rc,
-				lazy_rc;
+	int			rc;
 
 	memset(&job, 0, sizeof(job));
 	job.chunk = chunk;
@@ -319,10 +235,7 @@ UnpackBody(const uint8_t *body, size_t len, PbPackCounts c, PbBatch *dst, uint8_
 	job.counts = c;
 	PbBatchReset(dst);
 	PbBatchReserve(dst, c.shapes, c.rings, c.ipts, c.dpts);
-	rc = PbUnpackChunk(&job, dst, PACK_SRID, tag, NULL);
-	lazy_rc = PbUnpackChunk(&job, dst, PACK_SRID, tag, packed);
-	CHECK_INT(lazy_rc, rc);
-	free(packed);
+	rc = PbUnpackChunk(&job, dst, PACK_SRID, tag);
 	free(chunk);
 	return rc;
 }

@@ -13,7 +13,7 @@
 
 #define TILE_RTREE_FANOUT 16
 
-/* Copy (or unpack, when left packed) the task's source shapes into its own batch (mem). */
+/* Copy the task's source shapes into its own batch (mem), set a first. */
 void
 PbTaskMaterialize(PbTask *t, const PbAllocator *mem)
 {
@@ -27,8 +27,7 @@ PbTaskMaterialize(PbTask *t, const PbAllocator *mem)
 	for (uint32_t i = 0; i < n; i++)
 	{
 		const PbShape *s = &t->src->shapes[t->src_ids[i]];
-		const PbPackedShape *ps = t->src_packed ? &t->src_packed[t->src_ids[i]] : NULL;
-		size_t		pts = ps && ps->rec ? ps->npoints : PbShapePoints(t->src, s);
+		size_t		pts = PbShapePoints(t->src, s);
 
 		rings += s->nrings;
 		if (s->kind == PB_SHAPE_INT)
@@ -40,17 +39,11 @@ PbTaskMaterialize(PbTask *t, const PbAllocator *mem)
 	for (uint32_t i = 0; i < n; i++)
 	{
 		const PbShape *s = &t->src->shapes[t->src_ids[i]];
-		const PbPackedShape *ps = t->src_packed ? &t->src_packed[t->src_ids[i]] : NULL;
 		PbShape    *o = &d->shapes[i];
 		int			is_int = s->kind == PB_SHAPE_INT;
 
 		*o = *s;
 		o->ring_first = d->nrings;
-		if (ps && ps->rec)
-		{
-			PbPackedShapeRings(ps, s, d);
-			continue;
-		}
 		for (uint32_t r = 0; r < s->nrings; r++)
 		{
 			const PbRing *ring = &t->src->rings[s->ring_first + r];

@@ -8,8 +8,7 @@
 #include "pipeline.h"
 
 /*
- * Copy the task's shapes from its source (unpacking those its source left
- * packed) into t->batch, allocated from mem
+ * Copy the task's shapes from its source into t->batch, allocated from mem
  * (as are the task's areas and filter temporaries after); allocate t->hit
  * with malloc.
  */

@@ -45,7 +45,6 @@
 #include "../../cuda/pb_gpu.h"
 #include "pb_accum.h"
 #include "pb_core.h"
-#include "shape_pack.h"
 
 /*
  * One tile task.  The caller fills the source fields (and nothing else):
@@ -62,8 +61,6 @@ typedef struct PbTask
 	/* filled by the caller */
 	const PbBatch *src;
 	const uint32_t *src_ids;
-	const PbPackedShape *src_packed;	/* NULL, or per src shape: rings left
-										 * packed (rec non-NULL) */
 	uint32_t	na,
 				nb;
 	uint32_t	old_a,

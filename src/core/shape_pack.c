@@ -249,10 +249,10 @@ PbPackReadHeader(const uint8_t *p, size_t len, PbPackCounts *c)
 }
 
 /*
- * Read one int ring of n points (as PutIntRing wrote it) into out (or
- * only check it, out NULL), checking the +-2^30 limit and that the
- * closing edge is axis-aligned too (the others are by construction); grow
- * the box.  (*px, *py) is the previous point, updated.  Returns 0 or -1.
+ * Read one int ring of n points (as PutIntRing wrote it) into out,
+ * checking the +-2^30 limit and that the closing edge is axis-aligned too
+ * (the others are by construction); grow the box.  (*px, *py) is the
+ * previous point, updated.  Returns 0 or -1.
  */
 static int
 UnpackIntRing(Reader *r, uint32_t n, int32_t *out, int64_t *px, int64_t *py,
@@ -261,8 +261,6 @@ UnpackIntRing(Reader *r, uint32_t n, int32_t *out, int64_t *px, int64_t *py,
 	const int64_t lim = (int64_t) PB_INT_LIMIT;
 	int64_t		x = *px + GetSigned(r);
 	int64_t		y = *py + GetSigned(r);
-	const int64_t x0 = x,
-				y0 = y;
 
 	for (uint32_t k = 0; k < n; k++)
 	{
@@ -279,66 +277,38 @@ UnpackIntRing(Reader *r, uint32_t n, int32_t *out, int64_t *px, int64_t *py,
 		}
 		if (!r->ok || x < -lim || x > lim || y < -lim || y > lim)
 			return -1;
-		if (out)
-		{
-			out[2 * k] = (int32_t) x;
-			out[2 * k + 1] = (int32_t) y;
-		}
+		out[2 * k] = (int32_t) x;
+		out[2 * k + 1] = (int32_t) y;
 		box[0] = x < box[0] ? (int32_t) x : box[0];
 		box[1] = y < box[1] ? (int32_t) y : box[1];
 		box[2] = x > box[2] ? (int32_t) x : box[2];
 		box[3] = y > box[3] ? (int32_t) y : box[3];
 	}
-	if (x != x0 && y != y0)
+	if (out[2 * n - 2] != out[0] && out[2 * n - 1] != out[1])
 		return -1;
 	*px = x;
 	*py = y;
 	return 0;
 }
 
-/*
- * Read one double ring of n points into out (or only check it, out
- * NULL): every coordinate finite.  Returns 0 or -1.
- */
-static int
-UnpackDoubleRing(Reader *r, uint64_t n, double *out)
-{
-	const uint8_t *p = r->p;
-
-	if (n > (size_t) (r->end - r->p) / (2 * sizeof(double)))
-		return -1;
-	r->p += 2 * sizeof(double) * n;
-	for (uint64_t j = 0; j < 2 * n; j++)
-	{
-		double		v;
-
-		memcpy(&v, p + j * sizeof(double), sizeof(double));
-		if (!isfinite(v))
-			return -1;
-		if (out)
-			out[j] = v;
-	}
-	return 0;
-}
-
 int
-PbUnpackChunk(const PbUnpackJob *job, PbBatch *b, int32_t srid, uint8_t *tag,
-			  PbPackedShape *packed)
+PbUnpackChunk(const PbUnpackJob *job, PbBatch *b, int32_t srid, uint8_t *tag)
 {
 	const PbPackCounts *c = &job->counts;
 	Reader		r = {job->chunk + PB_PACK_HEADER_BYTES,
 	job->chunk + PB_PACK_HEADER_BYTES + c->body, 1};
-	uint64_t	rings = 0,
-				ipts = 0,
-				dpts = 0;
+	uint32_t	ring = job->ring0,
+				ipt = job->ipt0,
+				dpt = job->dpt0;
+	const uint32_t ring_end = job->ring0 + c->rings,
+				ipt_end = job->ipt0 + c->ipts,
+				dpt_end = job->dpt0 + c->dpts;
 
 	for (uint32_t i = job->shape0; i < job->shape0 + c->shapes; i++)
 	{
 		PbShape    *s = &b->shapes[i];
-		const uint8_t *rec = r.p;
 		uint8_t		hdr[2];
-		uint64_t	nrings,
-					npoints = 0;
+		uint64_t	nrings;
 		int32_t		box[4] = {INT32_MAX, INT32_MAX, INT32_MIN, INT32_MIN};
 		int64_t		px = 0,
 					py = 0;
@@ -349,45 +319,43 @@ PbUnpackChunk(const PbUnpackJob *job, PbBatch *b, int32_t srid, uint8_t *tag,
 		s->kind = hdr[0] & 3;
 		s->geomtype = hdr[1];
 		s->srid = srid;
-		s->ring_first = packed ? 0 : job->ring0 + (uint32_t) rings;
+		s->ring_first = ring;
 		GetBytes(&r, &s->area, sizeof(double));
 		if (!r.ok || (hdr[0] & ~7) || s->kind > PB_SHAPE_DOUBLE ||
-			nrings > c->rings - rings || (s->kind == PB_SHAPE_EMPTY) != (nrings == 0))
+			nrings > ring_end - ring || (s->kind == PB_SHAPE_EMPTY) != (nrings == 0))
 			return -1;
 		s->nrings = (uint32_t) nrings;
 		tag[i] = (hdr[0] >> 2) & 1;
 		if (s->kind == PB_SHAPE_DOUBLE)
 			GetBytes(&r, &s->box, sizeof(PbBox));
-		for (uint32_t k = 0; k < s->nrings; k++, rings++)
+		for (uint32_t k = 0; k < s->nrings; k++, ring++)
 		{
 			uint64_t	n = GetVarint(&r);
-			PbRing	   *ring = packed ? NULL : &b->rings[job->ring0 + rings];
 
 			if (!r.ok || n == 0)
 				return -1;
+			b->rings[ring].npoints = (uint32_t) n;
 			if (s->kind == PB_SHAPE_INT)
 			{
-				if (n > c->ipts - ipts ||
-					UnpackIntRing(&r, (uint32_t) n,
-								  ring ? b->ipts + 2 * ((size_t) job->ipt0 + ipts) : NULL,
-								  &px, &py, box) != 0)
+				if (n > ipt_end - ipt ||
+					UnpackIntRing(&r, (uint32_t) n, b->ipts + 2 * (size_t) ipt, &px, &py, box) != 0)
 					return -1;
-				if (ring)
-					ring->start = job->ipt0 + (uint32_t) ipts;
-				ipts += n;
+				b->rings[ring].start = ipt;
+				ipt += (uint32_t) n;
 			}
 			else
 			{
-				if (n > c->dpts - dpts ||
-					UnpackDoubleRing(&r, n, ring ? b->dpts + 2 * ((size_t) job->dpt0 + dpts) : NULL) != 0)
+				double	   *out = b->dpts + 2 * (size_t) dpt;
+
+				if (n > dpt_end - dpt)
 					return -1;
-				if (ring)
-					ring->start = job->dpt0 + (uint32_t) dpts;
-				dpts += n;
+				GetBytes(&r, out, 2 * sizeof(double) * n);
+				for (uint64_t j = 0; j < 2 * n; j++)
+					if (!isfinite(out[j]))
+						return -1;
+				b->rings[ring].start = dpt;
+				dpt += (uint32_t) n;
 			}
-			if (ring)
-				ring->npoints = (uint32_t) n;
-			npoints += n;
 		}
 		if (s->kind == PB_SHAPE_INT)
 		{
@@ -398,47 +366,8 @@ PbUnpackChunk(const PbUnpackJob *job, PbBatch *b, int32_t srid, uint8_t *tag,
 		}
 		if (!r.ok)
 			return -1;
-		if (packed)
-		{
-			packed[i].rec = rec;
-			packed[i].len = (uint32_t) (r.p - rec);
-			packed[i].npoints = (uint32_t) npoints;
-		}
 	}
-	return (r.p == r.end && rings == c->rings && ipts == c->ipts && dpts == c->dpts) ? 0 : -1;
-}
-
-void
-PbPackedShapeRings(const PbPackedShape *ps, const PbShape *s, PbBatch *d)
-{
-	Reader		r = {ps->rec, ps->rec + ps->len, 1};
-	int32_t		box[4] = {INT32_MAX, INT32_MAX, INT32_MIN, INT32_MIN};
-	int64_t		px = 0,
-				py = 0;
-	uint8_t		hdr[2];
-
-	GetBytes(&r, hdr, 2);
-	(void) GetVarint(&r);
-	r.p += sizeof(double) + (s->kind == PB_SHAPE_DOUBLE ? sizeof(PbBox) : 0);
-	for (uint32_t k = 0; k < s->nrings; k++)
-	{
-		uint32_t	n = (uint32_t) GetVarint(&r);
-		PbRing	   *ring = &d->rings[d->nrings++];
-
-		ring->npoints = n;
-		if (s->kind == PB_SHAPE_INT)
-		{
-			ring->start = d->nipts;
-			(void) UnpackIntRing(&r, n, d->ipts + 2 * (size_t) d->nipts, &px, &py, box);
-			d->nipts += n;
-		}
-		else
-		{
-			ring->start = d->ndpts;
-			(void) UnpackDoubleRing(&r, n, d->dpts + 2 * (size_t) d->ndpts);
-			d->ndpts += n;
-		}
-	}
+	return (r.p == r.end && ring == ring_end && ipt == ipt_end && dpt == dpt_end) ? 0 : -1;
 }
 
 /* A parallel unpack: the jobs, where they go, and whether one failed. */
@@ -448,7 +377,6 @@ typedef struct UnpackAll
 	PbBatch    *b;
 	int32_t		srid;
 	uint8_t    *tag;
-	PbPackedShape *packed;
 	atomic_int	failed;
 } UnpackAll;
 
@@ -458,13 +386,13 @@ UnpackItem(void *arg, int64_t i)
 {
 	UnpackAll  *u = arg;
 
-	if (PbUnpackChunk(&u->jobs[i], u->b, u->srid, u->tag, u->packed) != 0)
+	if (PbUnpackChunk(&u->jobs[i], u->b, u->srid, u->tag) != 0)
 		atomic_store(&u->failed, 1);
 }
 
 int
 PbUnpackJobs(const PbUnpackJob *jobs, uint32_t n, PbBatch *b, int32_t srid,
-			 uint8_t *tag, PbPackedShape *packed, int threads)
+			 uint8_t *tag, int threads)
 {
 	UnpackAll	u;
 	PbRasterRun run = {threads > 0 ? threads : 1, 0, NULL, NULL};
@@ -473,7 +401,6 @@ PbUnpackJobs(const PbUnpackJob *jobs, uint32_t n, PbBatch *b, int32_t srid,
 	u.b = b;
 	u.srid = srid;
 	u.tag = tag;
-	u.packed = packed;
 	atomic_init(&u.failed, 0);
 	PbParallelFor(&run, n, UnpackItem, &u);
 	return atomic_load(&u.failed) ? -1 : 0;

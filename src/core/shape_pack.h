@@ -88,29 +88,14 @@ typedef struct PbUnpackJob
 } PbUnpackJob;
 
 /*
- * A shape left packed (shapes unpacked without their rings): where its
- * record is and its bytes, and the points of all its rings.  rec is NULL
- * for a shape whose rings are in the batch.
- */
-typedef struct PbPackedShape
-{
-	const uint8_t *rec;
-	uint32_t	len;
-	uint32_t	npoints;
-} PbPackedShape;
-
-/*
  * Unpack one chunk into b, whose arrays already hold room for it at the
  * job's offsets (the counts are not changed: the caller sets them), every
- * shape with the given SRID and its tag into tag[shape].  With packed
- * non-NULL only the shapes are written (their kind, area, box, rings'
- * count), the rings and points are checked but left in the chunk, and
- * packed[shape] says where (the chunk must then outlive their use).
- * Touches only the job's ranges, so jobs run concurrently.  Returns 0, or
- * -1 when the body is malformed (what was written is then garbage).
+ * shape with the given SRID and its tag into tag[shape]. Touches only the
+ * job's ranges, so jobs run concurrently.  Returns 0, or -1 when the body
+ * is malformed (what was written is then garbage).
  */
 extern int	PbUnpackChunk(const PbUnpackJob *job, PbBatch *b, int32_t srid,
-						  uint8_t *tag, PbPackedShape *packed);
+						  uint8_t *tag);
 
 /*
  * Unpack n jobs (disjoint ranges of b) on up to threads threads, which
@@ -118,13 +103,6 @@ extern int	PbUnpackChunk(const PbUnpackJob *job, PbBatch *b, int32_t srid,
  * -1 when some chunk was malformed.
  */
 extern int	PbUnpackJobs(const PbUnpackJob *jobs, uint32_t n, PbBatch *b,
-						 int32_t srid, uint8_t *tag, PbPackedShape *packed,
-						 int threads);
-
-/*
- * Append the rings and points of shape s, left packed at ps by a checked
- * PbUnpackChunk, to d (which has room for them).
- */
-extern void PbPackedShapeRings(const PbPackedShape *ps, const PbShape *s, PbBatch *d);
+						 int32_t srid, uint8_t *tag, int threads);
 
 #endif							/* PB_SHAPE_PACK_H */

@@ -48,7 +48,7 @@ RoomInDevShm(size_t len)
 
 /*
  * In a parallel worker, len bytes of the query's shared memory for its
- * state, with *ref saying where they are; NULL when they should go
+ * packed chunks, with *ref saying where they are; NULL when they should go
  * through the tuple queue instead (not a worker, the setting, or little
  * room in /dev/shm).
  */

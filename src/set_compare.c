@@ -171,8 +171,9 @@ SetsHandOff(FunctionCallInfo fcinfo, SetsState *s)
 PG_FUNCTION_INFO_V1(pb_compare_sets_transfn);
 /*
  * Decode one row into the state; NULL geometry or NULL set skips the row.
- * A parallel worker packs each row at once (shape_pack.h): its partial
- * state is then about a quarter of a batch, ready to send to the leader.
+ * A parallel worker packs each row at once (shape_pack.h), about a
+ * quarter of a batch's bytes, and moves every full chunk into the query's
+ * shared memory for the leader (SetsHandOff).
  */
 Datum
 pb_compare_sets_transfn(PG_FUNCTION_ARGS)

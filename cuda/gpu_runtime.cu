@@ -242,8 +242,8 @@ PackingOf(const PbGpuPart *parts, uint32_t nparts)
 					nb;
 
 		p.nshapes += b->nshapes;
-		p.nrings += b->nrings;
-		p.npts += b->nipts;
+		p.nrings += parts[i].nrings;
+		p.npts += parts[i].nipts;
 		if (FilterSets(&parts[i], &na, &nb))
 		{
 			size_t		room = 8 * (na + nb) + 64;
@@ -282,11 +282,12 @@ struct PackJob
 };
 
 /*
- * Pack part p where at[p] says: shapes, rings (their first ring and first
- * point shifted by what earlier parts hold), int points, the part's first
- * shape, its filter part or its host pairs (shifted to packed shape
- * indices).  Shapes other than PB_SHAPE_INT get nrings 0, which the
- * kernels take as empty.
+ * Pack part p where at[p] says: shapes, the rings and int points of its
+ * PB_SHAPE_INT shapes, gathered shape by shape (the batch's arrays may
+ * hold other parts' too: see PbGpuPart) and renumbered from the part's
+ * first ring and point, the part's first shape, its filter part or its
+ * host pairs (shifted to packed shape indices).  Other shapes get nrings
+ * 0, which the kernels take as empty.
  */
 static void
 PackPart(void *arg, int64_t p)
@@ -299,6 +300,8 @@ PackPart(void *arg, int64_t p)
 	GShape	   *shapes = (GShape *) job->h + at->s0;
 	uint2	   *rings = (uint2 *) (job->h + pk->off_rings) + at->r0;
 	int2	   *pts = (int2 *) (job->h + pk->off_pts) + at->i0;
+	uint32_t	r = 0,
+				pt = 0;
 	size_t		na,
 				nb;
 
@@ -313,12 +316,18 @@ PackPart(void *arg, int64_t p)
 		d->ymin = ok ? (int32_t) s->box.ymin : 0;
 		d->xmax = ok ? (int32_t) s->box.xmax : 0;
 		d->ymax = ok ? (int32_t) s->box.ymax : 0;
-		d->ring_first = s->ring_first + at->r0;
+		d->ring_first = at->r0 + r;
 		d->nrings = ok ? s->nrings : 0;
+		for (uint32_t k = 0; ok && k < s->nrings; k++, r++)
+		{
+			const PbRing *ring = &b->rings[s->ring_first + k];
+
+			rings[r] = make_uint2(at->i0 + pt, ring->npoints);
+			memcpy(pts + pt, b->ipts + 2 * (size_t) ring->start,
+				   (size_t) ring->npoints * sizeof(int2));
+			pt += ring->npoints;
+		}
 	}
-	for (uint32_t r = 0; r < b->nrings; r++)
-		rings[r] = make_uint2(b->rings[r].start + at->i0, b->rings[r].npoints);
-	memcpy(pts, b->ipts, (size_t) b->nipts * sizeof(int2));
 	if (at->fpart >= 0 && FilterSets(part, &na, &nb))
 		((GFilterPart *) (job->h + pk->off_fparts))[at->fpart] =
 			GFilterPart{(uint32_t) p, at->s0, (uint32_t) na, b->nshapes, part->ref};
@@ -364,8 +373,8 @@ Pack(char *h, const Packing *pk, const PbGpuPart *parts, uint32_t nparts)
 		at[p] = next;
 		at[p].fpart = FilterSets(&parts[p], &na, &nb) ? nf++ : -1;
 		next.s0 += b->nshapes;
-		next.r0 += b->nrings;
-		next.i0 += b->nipts;
+		next.r0 += parts[p].nrings;
+		next.i0 += parts[p].nipts;
 		if (!parts[p].filter)
 			next.pair0 += parts[p].npairs;
 	}
@@ -385,6 +394,7 @@ OnePart(const PbBatch *b, const uint32_t *pair_idx, uint32_t n)
 	part.pairs = b->pairs;
 	part.pair_idx = pair_idx;
 	part.npairs = n;
+	PbGpuPartCount(&part);
 	return part;
 }
 

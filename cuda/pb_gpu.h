@@ -52,11 +52,16 @@ void		PbGpuClose(PbGpu *g);
 /*
  * One source of work in a submission: the shapes of one batch and what to
  * compute on them.  Several parts (the tile tasks of a pipeline, say) go to
- * the device together, so small tasks still fill it.
+ * the device together, so small tasks still fill it.  Only the rings of
+ * the batch's shapes are read (each shape's own, from ring_first), so its
+ * ring and point arrays may hold others' too: a tile task's batch borrows
+ * the arrays of the whole set.
  */
 typedef struct PbGpuPart
 {
 	const PbBatch *batch;		/* the part's shapes (only PB_SHAPE_INT ones are ever paired) */
+	uint32_t	nrings,			/* rings and points of its PB_SHAPE_INT shapes */
+				nipts;			/* (PbGpuPartCount), what the device gets */
 	const PbPair *pairs;		/* pairs to compute, indices into batch->shapes (filter == 0) */
 	const uint32_t *pair_idx;	/* if not NULL: compute pairs[pair_idx[k]], k < npairs */
 	uint32_t	npairs;
@@ -75,6 +80,23 @@ typedef struct PbGpuPart
 	uint32_t	split;
 	PbBox		ref;
 } PbGpuPart;
+
+/* Set part->nrings and part->nipts from its batch's shapes. */
+static inline void
+PbGpuPartCount(PbGpuPart *part)
+{
+	const PbBatch *b = part->batch;
+
+	part->nrings = 0;
+	part->nipts = 0;
+	for (uint32_t i = 0; i < b->nshapes; i++)
+		if (b->shapes[i].kind == PB_SHAPE_INT)
+			for (uint32_t r = 0; r < b->shapes[i].nrings; r++)
+			{
+				part->nrings++;
+				part->nipts += b->rings[b->shapes[i].ring_first + r].npoints;
+			}
+}
 
 /* One pair found by the device filter, with its area. */
 typedef struct PbGpuFound

@@ -3,24 +3,25 @@
  * polygon sets in one scan, without a PostgreSQL join.
  *
  * Rows are decoded into one batch, each shape tagged with its set.  With
- * parallel workers, each decodes its rows and hands them to the leader
- * packed (shape_pack.h, a quarter of the batch's bytes), in the query's
- * shared memory (parallel_handoff.c) or else through the tuple queue; the
- * leader unpacks every worker's bytes at the end, on threads.  At
- * the end the sets are cut into grid tiles and the SCCG pipeline
- * (pipeline_run.c) pairs every tile's polygons whose float4 boxes meet,
- * exactly the pairs PostGIS's && gives the Fig. 1(b) query, and computes
- * them on CPU threads and the GPU.  Besides the pb_cross_compare figures
- * it counts, per set, the polygons that intersect nothing in the other.
+ * parallel workers, each of them (and the leader, when it scans too)
+ * decodes its rows and packs them (shape_pack.h, a quarter of the batch's
+ * bytes); workers hand theirs to the leader in the query's shared memory
+ * (parallel_handoff.c) or else through the tuple queue.  The leader
+ * unpacks all the packed rows at the end, on threads.  Then the sets are
+ * cut into grid tiles and the SCCG pipeline (pipeline_run.c) pairs every
+ * tile's polygons whose float4 boxes meet, exactly the pairs PostGIS's &&
+ * gives the Fig. 1(b) query, and computes them on CPU threads and the GPU.
+ * Besides the pb_cross_compare figures it counts, per set, the polygons
+ * that intersect nothing in the other.
  */
 #include "postgres.h"
 
 #include <time.h>
 
 #include "access/htup_details.h"
-#include "access/parallel.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/execnodes.h"
 
 #include "core/pb_accum.h"
 #include "core/pipeline.h"
@@ -168,12 +169,26 @@ SetsHandOff(FunctionCallInfo fcinfo, SetsState *s)
 	s->refs[s->nrefs++] = ref;
 }
 
+/*
+ * Whether this call's state is a partial one that will be serialized: in
+ * a parallel worker, or in the leader taking part in a parallel scan.
+ */
+static bool
+SetsPartial(FunctionCallInfo fcinfo)
+{
+	AggState   *agg = (AggState *) fcinfo->context;
+
+	return agg != NULL && IsA(agg, AggState) && DO_AGGSPLIT_SERIALIZE(agg->aggsplit);
+}
+
 PG_FUNCTION_INFO_V1(pb_compare_sets_transfn);
 /*
  * Decode one row into the state; NULL geometry or NULL set skips the row.
- * A parallel worker packs each row at once (shape_pack.h), about a
- * quarter of a batch's bytes, and moves every full chunk into the query's
- * shared memory for the leader (SetsHandOff).
+ * A partial state (parallel worker, or the leader scanning beside them)
+ * packs each row at once (shape_pack.h), about a quarter of a batch's
+ * bytes: packing as it scans lets the parallel scan balance that work
+ * too, instead of the leader packing all its rows at the end.  A worker
+ * moves every full chunk into the query's shared memory (SetsHandOff).
  */
 Datum
 pb_compare_sets_transfn(PG_FUNCTION_ARGS)
@@ -187,7 +202,7 @@ pb_compare_sets_transfn(PG_FUNCTION_ARGS)
 	s = PG_ARGISNULL(0) ? PbSetsCreate(aggcxt) : (SetsState *) PG_GETARG_POINTER(0);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(s);
-	if (IsParallelWorker())
+	if (SetsPartial(fcinfo))
 	{
 		PbBatchReset(&s->scratch);
 		shape = PbDecodeGeometryArg(fcinfo, 1, &s->scratch, "pb_compare_sets");

@@ -477,6 +477,7 @@ FilterPart(const PbBatch *b, uint32_t split, PbBox ref)
 	p.filter = 1;
 	p.split = split;
 	p.ref = ref;
+	PbGpuPartCount(&p);
 	return p;
 }
 
@@ -491,6 +492,7 @@ HostPart(const PbBatch *b, const PbPair *pairs, const uint32_t *idx, uint32_t n)
 	p.pairs = pairs;
 	p.pair_idx = idx;
 	p.npairs = n;
+	PbGpuPartCount(&p);
 	return p;
 }
 
@@ -585,6 +587,79 @@ test_gpu_filter_parts(void)
 	PbBatchFree(&b);
 	PbBatchFree(&none);
 	PbBatchFree(&far);
+}
+
+/*
+ * A view of shapes ids[0..n) of src: their own copies, in that order, with
+ * the rings and points left in src's arrays (as a pipeline task's batch).
+ */
+static void
+ViewOf(PbBatch *view, const PbBatch *src, const uint32_t *ids, uint32_t n)
+{
+	PbBatchInit(view, &PbMallocAllocator);
+	PbBatchReserve(view, n, 0, 0, 0);
+	for (uint32_t i = 0; i < n; i++)
+		view->shapes[i] = src->shapes[ids[i]];
+	view->nshapes = n;
+	view->rings = src->rings;
+	view->nrings = src->nrings;
+	view->ipts = src->ipts;
+	view->nipts = src->nipts;
+	view->dpts = src->dpts;
+	view->ndpts = src->ndpts;
+}
+
+/* Free a view made by ViewOf (not the arrays it borrows). */
+static void
+ViewFree(PbBatch *view)
+{
+	view->rings = NULL;
+	view->ipts = NULL;
+	view->dpts = NULL;
+	PbBatchFree(view);
+}
+
+/*
+ * Parts whose batches borrow the arrays of a larger batch, their shapes
+ * picked out of order (mixed kinds among them): the device gets each
+ * shape's own rings and points, so filter and host-pair parts give the
+ * CPU's answers, whatever else the arrays hold.
+ */
+void
+test_gpu_parts_borrowed_arrays(void)
+{
+	Rng			r = {0xb0770};
+	PbBatch		src,
+				v[3];
+	PbGpuPart	parts[3];
+	uint32_t   *ids = malloc(sizeof(uint32_t) * 2000);
+	uint32_t	n[3] = {900, 700, 0};
+
+	PbBatchInit(&src, &PbMallocAllocator);
+	AddShapes(&src, &r, 1000, 0, 0, 500, 30, 1);
+	AddShapes(&src, &r, 1000, 10, 10, 500, 30, 1);
+	/* view 0: every other shape of each half, backwards; view 1: a random pick */
+	for (uint32_t i = 0; i < 450; i++)
+	{
+		ids[i] = 998 - 2 * i;
+		ids[450 + i] = 1999 - 2 * i;
+	}
+	for (uint32_t i = 0; i < n[1]; i++)
+		ids[900 + i] = (uint32_t) RngRange(&r, 0, src.nshapes - 1);
+	ViewOf(&v[0], &src, ids, n[0]);
+	ViewOf(&v[1], &src, ids + 900, n[1]);
+	ViewOf(&v[2], &src, ids, n[2]);
+	AddNearPairs(&v[1], &r, 800, 0, n[1] - 1);
+	parts[0] = FilterPart(&v[0], 450, all_plane);
+	parts[1] = HostPart(&v[1], v[1].pairs, NULL, v[1].npairs);
+	parts[2] = FilterPart(&v[2], 0, all_plane);
+	CHECK(parts[0].nipts < src.nipts / 2 + 1);
+	CHECK(CheckParts(parts, 3, PB_GPU_PIXELBOX) > 100);
+	CheckParts(parts + 1, 1, PB_GPU_PIXEL_ONLY);
+	for (int i = 0; i < 3; i++)
+		ViewFree(&v[i]);
+	PbBatchFree(&src);
+	free(ids);
 }
 
 /*

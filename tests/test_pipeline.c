@@ -191,7 +191,18 @@ FakeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_
 		return -1;
 	}
 	for (uint32_t p = 0; p < n; p++)
+	{
+		PbGpuPart	counted = parts[p];
+
+		/* what a real device would copy: the counts must be the shapes' own */
+		PbGpuPartCount(&counted);
+		if (counted.nrings != parts[p].nrings || counted.nipts != parts[p].nipts)
+		{
+			snprintf(err, err_len, "part %u: wrong ring or point count", p);
+			return -1;
+		}
 		total += parts[p].filter ? 0 : parts[p].npairs;
+	}
 	d->areas = realloc(d->areas, sizeof(int64_t) * (total + 1));
 	d->nfound = 0;
 	for (uint32_t p = 0; p < n; p++)
@@ -406,6 +417,7 @@ test_pipeline_device_migration(void)
 	CHECK(st.filter_device.migrated > 0);
 	CHECK(st.filter_device.pairs > 0);
 	CHECK(st.aggregate_cpu.migrated == 0);
+	CHECK(st.device_error[0] == 0);
 
 	/* migration off: nothing moves, even slowed down */
 	c.migration = 0;
@@ -416,6 +428,7 @@ test_pipeline_device_migration(void)
 	CheckSame(&want, &got);
 	CHECK(st.filter_device.tasks == 0);
 	CHECK(st.aggregate_cpu.tasks == 0);
+	CHECK(st.device_error[0] == 0);
 	FakeFree(&fd);
 
 	/* the device fails on its second batch: its work is redone on the CPU */

@@ -1,8 +1,9 @@
 /*
  * pipe_task.c: the work on one tile task, whichever thread does it: copy
- * its shapes into its own batch, filter (per-set packed Hilbert R-trees,
- * joined, under the task's counting rules), and compute pairs on the CPU
- * or take in a device's results.
+ * its shapes into its own batch (their points stay in the source's),
+ * filter (per-set packed Hilbert R-trees, joined, under the task's
+ * counting rules), and compute pairs on the CPU or take in a device's
+ * results.
  */
 #include <math.h>
 #include <string.h>
@@ -13,60 +14,41 @@
 
 #define TILE_RTREE_FANOUT 16
 
-/* Copy the task's source shapes into its own batch (mem), set a first. */
+/*
+ * Give the task its own batch (mem): a copy of its source shapes, whose
+ * rings and points stay where they are, in the source's arrays, which the
+ * batch borrows (copying every tile's points again cost more than all the
+ * filtering).  Counts the rings and points of its integer shapes, which is
+ * what a device gets.
+ */
 void
 PbTaskMaterialize(PbTask *t, const PbAllocator *mem)
 {
 	uint32_t	n = t->na + t->nb;
-	uint32_t	rings = 0,
-				ipts = 0,
-				dpts = 0;
 	PbBatch    *d = &t->batch;
 
 	PbBatchInit(d, mem);
+	PbBatchReserve(d, n, 0, 0, 0);
+	t->int_rings = 0;
+	t->int_ipts = 0;
 	for (uint32_t i = 0; i < n; i++)
 	{
 		const PbShape *s = &t->src->shapes[t->src_ids[i]];
-		size_t		pts = PbShapePoints(t->src, s);
 
-		rings += s->nrings;
+		d->shapes[i] = *s;
 		if (s->kind == PB_SHAPE_INT)
-			ipts += (uint32_t) pts;
-		else
-			dpts += (uint32_t) pts;
-	}
-	PbBatchReserve(d, n, rings, ipts, dpts);
-	for (uint32_t i = 0; i < n; i++)
-	{
-		const PbShape *s = &t->src->shapes[t->src_ids[i]];
-		PbShape    *o = &d->shapes[i];
-		int			is_int = s->kind == PB_SHAPE_INT;
-
-		*o = *s;
-		o->ring_first = d->nrings;
-		for (uint32_t r = 0; r < s->nrings; r++)
 		{
-			const PbRing *ring = &t->src->rings[s->ring_first + r];
-			PbRing	   *out = &d->rings[d->nrings++];
-
-			out->npoints = ring->npoints;
-			if (is_int)
-			{
-				out->start = d->nipts;
-				memcpy(d->ipts + 2 * (size_t) d->nipts, t->src->ipts + 2 * (size_t) ring->start,
-					   2 * sizeof(int32_t) * ring->npoints);
-				d->nipts += ring->npoints;
-			}
-			else
-			{
-				out->start = d->ndpts;
-				memcpy(d->dpts + 2 * (size_t) d->ndpts, t->src->dpts + 2 * (size_t) ring->start,
-					   2 * sizeof(double) * ring->npoints);
-				d->ndpts += ring->npoints;
-			}
+			t->int_rings += s->nrings;
+			t->int_ipts += (uint32_t) PbShapePoints(t->src, s);
 		}
 	}
 	d->nshapes = n;
+	d->rings = t->src->rings;
+	d->nrings = t->src->nrings;
+	d->ipts = t->src->ipts;
+	d->nipts = t->src->nipts;
+	d->dpts = t->src->dpts;
+	d->ndpts = t->src->ndpts;
 	t->hit = PbMallocAllocator.alloc(NULL, n + 1);
 	memset(t->hit, 0, n + 1);
 }
@@ -187,6 +169,10 @@ PbTaskDone(PbTask *t)
 	if (t->areas)
 		t->batch.mem->release(t->batch.mem->ctx, t->areas);
 	t->areas = NULL;
+	/* the rings and points are the source's: only the shapes and pairs go */
+	t->batch.rings = NULL;
+	t->batch.ipts = NULL;
+	t->batch.dpts = NULL;
 	PbBatchFree(&t->batch);
 }
 

@@ -9,8 +9,9 @@
 
 /*
  * Copy the task's shapes from its source into t->batch, allocated from mem
- * (as are the task's areas and filter temporaries after); allocate t->hit
- * with malloc.
+ * (as are the task's areas and filter temporaries after); the batch
+ * borrows the source's rings and points, which must outlive the task.
+ * Count t->int_rings and t->int_ipts; allocate t->hit with malloc.
  */
 extern void PbTaskMaterialize(PbTask *t, const PbAllocator *mem);
 

@@ -450,6 +450,8 @@ RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_le
 		if (b->stolen[i])
 			PbTaskMaterialize(t, p->mem);
 		part->batch = &t->batch;
+		part->nrings = t->int_rings;
+		part->nipts = t->int_ipts;
 		part->pairs = t->batch.pairs;
 		part->npairs = b->stolen[i] ? 0 : t->nint;
 		part->filter = b->stolen[i];

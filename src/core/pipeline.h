@@ -68,8 +68,11 @@ typedef struct PbTask
 	PbBox		ref;			/* [xmin, xmax) x [ymin, ymax); +-inf for all */
 	int			all_int;		/* every shape PB_SHAPE_INT: the device may filter it */
 	/* filled by the pipeline */
-	PbBatch		batch;			/* the task's own copy of its shapes, then pairs;
+	PbBatch		batch;			/* the task's own copy of its shapes (their rings
+								 * and points borrowed from src), then pairs;
 								 * empty again once the task is accounted */
+	uint32_t	int_rings,		/* rings and points of its PB_SHAPE_INT shapes */
+				int_ipts;
 	uint32_t	nint;			/* pairs [0, nint) are device-eligible */
 	double	   *areas;			/* their areas, when the device computed them */
 	uint8_t    *hit;			/* per shape of the task */

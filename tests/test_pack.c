@@ -327,6 +327,42 @@ test_pack_malformed(void)
 		CHECK_INT(UnpackBody(far, (size_t) (p - far), ring, &dst, tag), -1);
 	}
 	{
+		/*
+		 * rings that leave the +-2^30 limit and come back to where they
+		 * started: by 2^31 and back, and by eight moves of 2^61 (2^64 in all,
+		 * which wraps around to the start in 64-bit sums)
+		 */
+		const int64_t out_and_back[] = {(int64_t) 1 << 31, -((int64_t) 1 << 31)};
+		const int64_t wrap[8] = {(int64_t) 1 << 61, (int64_t) 1 << 61, (int64_t) 1 << 61,
+			(int64_t) 1 << 61, (int64_t) 1 << 61, (int64_t) 1 << 61, (int64_t) 1 << 61,
+		(int64_t) 1 << 61};
+
+		for (int k = 0; k < 2; k++)
+		{
+			const int64_t *moves = k == 0 ? out_and_back : wrap;
+			uint32_t	nmoves = k == 0 ? 2 : 8;
+			uint8_t		rec[128] = {1, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, (uint8_t) (nmoves + 1), 0, 0};
+			uint8_t    *p = rec + 14;
+			PbPackCounts ring = {.shapes = 1, .rings = 1, .ipts = nmoves + 1};
+
+			for (uint32_t m = 0; m < nmoves; m++)
+			{
+				uint64_t	z = ((uint64_t) moves[m] << 1) ^ (uint64_t) (moves[m] >> 63);
+				uint64_t	v = z << 1; /* along x */
+
+				while (v >= 0x80)
+				{
+					*p++ = (uint8_t) (v | 0x80);
+					v >>= 7;
+				}
+				*p++ = (uint8_t) v;
+			}
+			pb_test_context("ring %d out of range and back", k);
+			CHECK_INT(UnpackBody(rec, (size_t) (p - rec), ring, &dst, tag), -1);
+		}
+		pb_test_context("%s", "");
+	}
+	{
 		/* points (0,0), (4,0), (4,4): the closing edge (4,4)-(0,0) is diagonal */
 		const uint8_t diag[] = {1, 3, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 8 << 1, (8 << 1) | 1};
 		PbPackCounts ring = {.shapes = 1, .rings = 1, .ipts = 3};

@@ -253,41 +253,65 @@ PbPackReadHeader(const uint8_t *p, size_t len, PbPackCounts *c)
  * checking the +-2^30 limit and that the closing edge is axis-aligned too
  * (the others are by construction); grow the box.  (*px, *py) is the
  * previous point, updated.  Returns 0 or -1.
+ *
+ * This is the leader's hottest loop (every vertex of every worker's rows
+ * goes through it), so it is branch-light: one-byte varints (moves under
+ * 32 pixels) are read inline, the axis selects the coordinate by a mask,
+ * and the limit is checked once, on the ring's extremes: the coordinates
+ * are summed modulo 2^64, and every value they take goes through the
+ * minimum and maximum, so none out of range, wrapped or not, gets by.
  */
 static int
 UnpackIntRing(Reader *r, uint32_t n, int32_t *out, int64_t *px, int64_t *py,
 			  int32_t box[4])
 {
 	const int64_t lim = (int64_t) PB_INT_LIMIT;
-	int64_t		x = *px + GetSigned(r);
-	int64_t		y = *py + GetSigned(r);
+	uint64_t	x = (uint64_t) *px + (uint64_t) GetSigned(r);
+	uint64_t	y = (uint64_t) *py + (uint64_t) GetSigned(r);
+	int64_t		xmin = (int64_t) x,
+				xmax = (int64_t) x,
+				ymin = (int64_t) y,
+				ymax = (int64_t) y;
+	const uint8_t *p = r->p;
 
-	for (uint32_t k = 0; k < n; k++)
+	out[0] = (int32_t) x;
+	out[1] = (int32_t) y;
+	for (uint32_t k = 1; k < n; k++)
 	{
-		if (k > 0)
-		{
-			uint64_t	v = GetVarint(r);
-			uint64_t	z = v >> 1;
-			int64_t		d = (int64_t) (z >> 1) ^ -(int64_t) (z & 1);
+		uint64_t	v,
+					d,
+					on_y;
 
-			if (v & 1)
-				y += d;
-			else
-				x += d;
+		if (p < r->end && *p < 0x80)
+			v = *p++;
+		else
+		{
+			r->p = p;
+			v = GetVarint(r);
+			p = r->p;
 		}
-		if (!r->ok || x < -lim || x > lim || y < -lim || y > lim)
-			return -1;
+		d = (v >> 2) ^ (0 - ((v >> 1) & 1));
+		on_y = 0 - (v & 1);
+		x += d & ~on_y;
+		y += d & on_y;
 		out[2 * k] = (int32_t) x;
 		out[2 * k + 1] = (int32_t) y;
-		box[0] = x < box[0] ? (int32_t) x : box[0];
-		box[1] = y < box[1] ? (int32_t) y : box[1];
-		box[2] = x > box[2] ? (int32_t) x : box[2];
-		box[3] = y > box[3] ? (int32_t) y : box[3];
+		xmin = (int64_t) x < xmin ? (int64_t) x : xmin;
+		xmax = (int64_t) x > xmax ? (int64_t) x : xmax;
+		ymin = (int64_t) y < ymin ? (int64_t) y : ymin;
+		ymax = (int64_t) y > ymax ? (int64_t) y : ymax;
 	}
+	r->p = p;
+	if (!r->ok || xmin < -lim || xmax > lim || ymin < -lim || ymax > lim)
+		return -1;
 	if (out[2 * n - 2] != out[0] && out[2 * n - 1] != out[1])
 		return -1;
-	*px = x;
-	*py = y;
+	box[0] = xmin < box[0] ? (int32_t) xmin : box[0];
+	box[1] = ymin < box[1] ? (int32_t) ymin : box[1];
+	box[2] = xmax > box[2] ? (int32_t) xmax : box[2];
+	box[3] = ymax > box[3] ? (int32_t) ymax : box[3];
+	*px = (int64_t) x;
+	*py = (int64_t) y;
 	return 0;
 }
 

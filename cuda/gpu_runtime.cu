@@ -2,7 +2,8 @@
  * gpu_runtime.cu: device handle, buffers and the asynchronous path of a
  * submission: pack its parts into pinned memory, copy in, run the filter
  * and PixelBox kernels, copy results out, all on one stream; the caller
- * polls.  PbGpuPoll finishes a submission in up to three steps, none of
+ * polls.  Two pinned slots let the next submission be packed (staged)
+ * while one runs.  PbGpuPoll finishes a submission in up to three steps, none of
  * which blocks: when the kernels are done it reads how many pairs the
  * device filter found; if they overflowed the room given, it re-runs the
  * submission with room for all of them; otherwise it fetches exactly the
@@ -73,8 +74,14 @@ struct PbGpu
 				stop;
 	void	   *d_buf;			/* packed submission + results, on the device */
 	size_t		d_cap;
-	void	   *h_in;			/* packed submission, pinned */
-	size_t		h_in_cap;
+	void	   *h_slot[2];		/* packed submissions, pinned: the one in
+								 * flight (or done) and the one staged */
+	size_t		h_slot_cap[2];
+	Packing		slot_pk[2];		/* their layouts */
+	int			slot_pixel_only[2];
+	int			cur;			/* slot of the submission in flight or done */
+	int			staged;			/* a submission waits in slot 1 - cur */
+	void	   *h_in;			/* = h_slot[cur] */
 	int64_t    *h_out;			/* host pairs' areas, then the found count; pinned */
 	size_t		h_out_cap;
 	PbGpuFound *h_found;		/* found pairs with their areas, pinned */
@@ -167,7 +174,8 @@ PbGpuClose(PbGpu *g)
 		return;
 	Drain(g);
 	cudaFree(g->d_buf);
-	cudaFreeHost(g->h_in);
+	cudaFreeHost(g->h_slot[0]);
+	cudaFreeHost(g->h_slot[1]);
 	cudaFreeHost(g->h_out);
 	cudaFreeHost(g->h_found);
 	cudaEventDestroy(g->start);
@@ -474,15 +482,19 @@ Launch(PbGpu *g, char *err, size_t err_len)
 	return 0;
 }
 
-/* Check the parts fit, pack them into pinned memory and start them. */
+/*
+ * Check the parts fit and pack them into the pinned slot not in use, for
+ * PbGpuStartStaged: the packing may overlap the submission in flight.
+ */
 extern "C" int
-PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
-				 PbGpuKernel kernel, char *err, size_t err_len)
+PbGpuStage(PbGpu *g, const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel,
+		   char *err, size_t err_len)
 {
 	Packing		pk = PackingOf(parts, nparts);
+	int			slot = 1 - g->cur;
 	cudaError_t e;
 
-	Drain(g);
+	g->staged = 0;
 	if (pk.nshapes > UINT32_MAX || pk.nrings > UINT32_MAX || pk.npts > UINT32_MAX ||
 		pk.nhost + pk.found_cap > UINT32_MAX)
 	{
@@ -495,17 +507,49 @@ PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
 				 pk.total, g->budget);
 		return -1;
 	}
-	if ((e = GrowHost(&g->h_in, &g->h_in_cap, pk.in_bytes)) != cudaSuccess)
+	if ((e = GrowHost(&g->h_slot[slot], &g->h_slot_cap[slot], pk.in_bytes)) != cudaSuccess)
 		return Fail(err, err_len, "pinned host allocation failed", e);
-	if (Pack((char *) g->h_in, &pk, parts, nparts) != 0)
+	if (Pack((char *) g->h_slot[slot], &pk, parts, nparts) != 0)
 	{
 		snprintf(err, err_len, "out of host memory packing a GPU batch");
 		return -1;
 	}
-	g->pk = pk;
-	g->pixel_only = kernel == PB_GPU_PIXEL_ONLY;
+	g->slot_pk[slot] = pk;
+	g->slot_pixel_only[slot] = kernel == PB_GPU_PIXEL_ONLY;
+	g->staged = 1;
+	return 0;
+}
+
+/*
+ * Start the staged submission, after the one in flight (whose results
+ * the caller has read) is over.
+ */
+extern "C" int
+PbGpuStartStaged(PbGpu *g, char *err, size_t err_len)
+{
+	if (!g->staged)
+	{
+		snprintf(err, err_len, "no GPU submission is staged");
+		return -1;
+	}
+	Drain(g);
+	g->staged = 0;
+	g->cur = 1 - g->cur;
+	g->h_in = g->h_slot[g->cur];
+	g->pk = g->slot_pk[g->cur];
+	g->pixel_only = g->slot_pixel_only[g->cur];
 	g->nfound = 0;
 	return Launch(g, err, err_len);
+}
+
+/* Stage the parts and start them at once. */
+extern "C" int
+PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+				 PbGpuKernel kernel, char *err, size_t err_len)
+{
+	if (PbGpuStage(g, parts, nparts, kernel, err, err_len) != 0)
+		return -1;
+	return PbGpuStartStaged(g, err, err_len);
 }
 
 /* The older one-batch entry point: a submission of one part. */

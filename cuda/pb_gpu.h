@@ -120,6 +120,18 @@ int			PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
 							 PbGpuKernel kernel, char *err, size_t err_len);
 
 /*
+ * PbGpuSubmitParts in two steps, so that packing the next submission
+ * overlaps the one running: PbGpuStage checks the parts and packs them
+ * into pinned memory (replacing a submission staged before);
+ * PbGpuStartStaged waits for the submission in flight, whose results are
+ * then gone, and starts the staged one.  Each returns 0, or -1 with a
+ * reason; nothing is staged after a failed PbGpuStage.
+ */
+int			PbGpuStage(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+					   PbGpuKernel kernel, char *err, size_t err_len);
+int			PbGpuStartStaged(PbGpu *g, char *err, size_t err_len);
+
+/*
  * Device bytes PbGpuSubmitParts needs for these parts (to check a budget),
  * counting the initial room for the pairs the filter parts find.  When the
  * filter finds more, PbGpuPoll grows that room within the budget.

@@ -214,9 +214,9 @@ PipeBytes(void *ctx, const PbGpuPart *parts, uint32_t n)
 	return pg->gpu ? PbGpuPartsBytes(parts, n) : 0;
 }
 
-/* Start a submission (or fail as pixelbox.gpu_fault says). */
+/* Stage a submission (or fail as pixelbox.gpu_fault = submit says). */
 static int
-PipeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_len)
+PipeStage(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_len)
 {
 	PipeGpu    *pg = (PipeGpu *) ctx;
 
@@ -226,11 +226,22 @@ PipeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_
 		return -1;
 	}
 	if (pg->fault == PB_FAULT_RUN)
+		return 0;
+	return PbGpuStage(pg->gpu, parts, n, PB_GPU_PIXELBOX, err, err_len);
+}
+
+/* Start the staged submission (pixelbox.gpu_fault = run: a run that will fail). */
+static int
+PipeStart(void *ctx, char *err, size_t err_len)
+{
+	PipeGpu    *pg = (PipeGpu *) ctx;
+
+	if (pg->fault == PB_FAULT_RUN)
 	{
 		pg->faking = true;
 		return 0;
 	}
-	return PbGpuSubmitParts(pg->gpu, parts, n, PB_GPU_PIXELBOX, err, err_len);
+	return PbGpuStartStaged(pg->gpu, err, err_len);
 }
 
 /* Poll the submission (an injected run failure fails here). */
@@ -287,7 +298,8 @@ PbGpuPipeDevice(const void *owner, PbPipeDevice *dev, const char *caller)
 	dev->can_filter = 1;
 	dev->budget = (size_t) pb_gpu_memory_mb << 20;
 	dev->bytes = PipeBytes;
-	dev->submit = PipeSubmit;
+	dev->stage = PipeStage;
+	dev->start = PipeStart;
 	dev->poll = PipePoll;
 	dev->results = PipeResults;
 	dev->found = PipeFound;

@@ -47,6 +47,23 @@ PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
 	return PbGpuProbe(err, err_len) - 1;
 }
 
+/* Unreachable without a handle; fail for safety. */
+int
+PbGpuStage(PbGpu *g, const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel,
+		   char *err, size_t err_len)
+{
+	(void) g, (void) parts, (void) nparts, (void) kernel;
+	return PbGpuProbe(err, err_len) - 1;
+}
+
+/* Unreachable without a handle; fail for safety. */
+int
+PbGpuStartStaged(PbGpu *g, char *err, size_t err_len)
+{
+	(void) g;
+	return PbGpuProbe(err, err_len) - 1;
+}
+
 /* Nothing is ever packed without CUDA. */
 size_t
 PbGpuPartsBytes(const PbGpuPart *parts, uint32_t nparts)

@@ -662,6 +662,93 @@ test_gpu_parts_borrowed_arrays(void)
 	free(ids);
 }
 
+/* Poll the submission in flight to its end; 1 done, 0 failed (a failed check). */
+static int
+WaitGpu(PbGpu *h)
+{
+	char		err[256];
+	int			st;
+
+	while ((st = PbGpuPoll(h, err, sizeof(err))) == 0)
+		;
+	if (st < 0)
+		pb_check_fail(__FILE__, __LINE__, "GPU failed: %s", err);
+	return st > 0;
+}
+
+/*
+ * A submission staged while another runs: each gives what it gives alone
+ * (host pairs' areas and found pairs), the first's results still there
+ * after the second was packed, and starting with nothing staged fails.
+ */
+void
+test_gpu_stage_while_running(void)
+{
+	Rng			r = {0x57a6e};
+	PbBatch		b;
+	PbGpuPart	host,
+				filt;
+	PbGpuFound *want_found;
+	uint32_t	nwant,
+				nfound,
+				nhost_found;
+	int64_t    *want_areas;
+	const int64_t *areas;
+	const PbGpuFound *found;
+	char		err[256];
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	AddShapes(&b, &r, 600, 0, 0, 400, 30, 1);
+	AddNearPairs(&b, &r, 900, 0, b.nshapes - 1);
+	host = HostPart(&b, b.pairs, NULL, b.npairs);
+	filt = FilterPart(&b, 300, all_plane);
+	if (Gpu() == NULL)
+		return;
+	want_areas = RunPartsOn(gpu, &host, 1, PB_GPU_PIXELBOX, &want_found, &nhost_found, err, sizeof(err));
+	free(want_found);
+	free(RunPartsOn(gpu, &filt, 1, PB_GPU_PIXELBOX, &want_found, &nwant, err, sizeof(err)));
+	CHECK(want_areas != NULL && nwant > 50);
+
+	CHECK_INT(PbGpuStage(gpu, &host, 1, PB_GPU_PIXELBOX, err, sizeof(err)), 0);
+	CHECK_INT(PbGpuStartStaged(gpu, err, sizeof(err)), 0);
+	CHECK_INT(PbGpuStage(gpu, &filt, 1, PB_GPU_PIXELBOX, err, sizeof(err)), 0);
+	if (WaitGpu(gpu) && want_areas != NULL)
+	{
+		areas = PbGpuResults(gpu);
+		for (uint32_t k = 0; k < b.npairs; k++)
+			if (areas[k] != want_areas[k])
+			{
+				pb_check_fail(__FILE__, __LINE__, "pair %u: %lld staged beside, %lld alone", k,
+							  (long long) areas[k], (long long) want_areas[k]);
+				break;
+			}
+	}
+	CHECK_INT(PbGpuStartStaged(gpu, err, sizeof(err)), 0);
+	if (WaitGpu(gpu))
+	{
+		PbGpuFound *got;
+
+		nfound = PbGpuFoundPairs(gpu, &found);
+		CHECK_INT(nfound, nwant);
+		got = malloc(sizeof(PbGpuFound) * (nfound + 1));
+		memcpy(got, found, sizeof(PbGpuFound) * nfound);
+		qsort(got, nfound, sizeof(PbGpuFound), CmpFound);
+		qsort(want_found, nwant, sizeof(PbGpuFound), CmpFound);
+		for (uint32_t i = 0; i < nfound && i < nwant; i++)
+			if (CmpFound(&got[i], &want_found[i]) != 0 || got[i].area != want_found[i].area)
+			{
+				pb_check_fail(__FILE__, __LINE__, "found pair %u differs", i);
+				break;
+			}
+		free(got);
+	}
+	CHECK_INT(PbGpuStartStaged(gpu, err, sizeof(err)), -1);
+	CHECK(strstr(err, "no GPU submission is staged") != NULL);
+	free(want_areas);
+	free(want_found);
+	PbBatchFree(&b);
+}
+
 /*
  * The reference-point rule by hand: square [0,10]^2 against [5,15]^2
  * (point (5, 5), area 25) and against [10,20] x [0,10], which it only

@@ -148,15 +148,29 @@ BruteForce(const Sets *s, Outcome *o)
 	free(hit);
 }
 
-/* A test double of a device: computes on the CPU, optionally failing. */
-typedef struct FakeDevice
+/* The results of one submission to the fake device. */
+typedef struct FakeResults
 {
-	PbScratch	sc;
 	int64_t    *areas;
 	PbGpuFound *found;
 	uint32_t	nfound;
-	int			batches;
-	int			fail_at;		/* fail the submit of this batch (1-based), 0: never */
+} FakeResults;
+
+/*
+ * A test double of a device: computes on the CPU when a submission is
+ * staged, into the slot not started, so that results read after the next
+ * one is started are the wrong ones; optionally failing.
+ */
+typedef struct FakeDevice
+{
+	PbScratch	sc;
+	FakeResults slot[2];
+	int			cur;			/* slot of the started submission */
+	int			staged;			/* slot 1 - cur holds a staged one */
+	int			stages,
+				starts;
+	int			fail_at;		/* fail the stage of this batch (1-based), 0: never */
+	int			fail_start_at;	/* fail this start (1-based), 0: never */
 } FakeDevice;
 
 /* bytes: the fake device has no memory limit. */
@@ -171,21 +185,23 @@ FakeBytes(void *ctx, const PbGpuPart *parts, uint32_t n)
 
 /* Append one found pair. */
 static void
-FakeFound(FakeDevice *d, uint32_t part, uint32_t a, uint32_t b, int64_t area)
+FakeFound(FakeResults *r, uint32_t part, uint32_t a, uint32_t b, int64_t area)
 {
-	d->found = realloc(d->found, sizeof(PbGpuFound) * (d->nfound + 1));
-	d->found[d->nfound++] = (PbGpuFound) {part, a, b, area};
+	r->found = realloc(r->found, sizeof(PbGpuFound) * (r->nfound + 1));
+	r->found[r->nfound++] = (PbGpuFound) {part, a, b, area};
 }
 
-/* submit: compute at once, as the device contract describes it. */
+/* stage: compute at once, into the slot not started. */
 static int
-FakeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_len)
+FakeStage(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_len)
 {
 	FakeDevice *d = (FakeDevice *) ctx;
+	FakeResults *r = &d->slot[1 - d->cur];
 	size_t		k = 0,
 				total = 0;
 
-	if (++d->batches == d->fail_at)
+	d->staged = 0;
+	if (++d->stages == d->fail_at)
 	{
 		snprintf(err, err_len, "injected device failure");
 		return -1;
@@ -203,8 +219,8 @@ FakeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_
 		}
 		total += parts[p].filter ? 0 : parts[p].npairs;
 	}
-	d->areas = realloc(d->areas, sizeof(int64_t) * (total + 1));
-	d->nfound = 0;
+	r->areas = realloc(r->areas, sizeof(int64_t) * (total + 1));
+	r->nfound = 0;
 	for (uint32_t p = 0; p < n; p++)
 	{
 		const PbBatch *b = parts[p].batch;
@@ -215,7 +231,7 @@ FakeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_
 			{
 				const PbPair *pr = &parts[p].pairs[parts[p].pair_idx ? parts[p].pair_idx[j] : j];
 
-				d->areas[k++] = (int64_t) PbIntersectionArea(&d->sc, b, pr->a, pr->b, PB_METHOD_SWEEP);
+				r->areas[k++] = (int64_t) PbIntersectionArea(&d->sc, b, pr->a, pr->b, PB_METHOD_SWEEP);
 			}
 			continue;
 		}
@@ -235,9 +251,26 @@ FakeSubmit(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_
 				ry = fmax(fa.ymin, fb.ymin);
 				if (BoxesMeet(&fa, &fb) && rx >= parts[p].ref.xmin && rx < parts[p].ref.xmax &&
 					ry >= parts[p].ref.ymin && ry < parts[p].ref.ymax)
-					FakeFound(d, p, a, bb, (int64_t) PbIntersectionArea(&d->sc, b, a, bb, PB_METHOD_SWEEP));
+					FakeFound(r, p, a, bb, (int64_t) PbIntersectionArea(&d->sc, b, a, bb, PB_METHOD_SWEEP));
 			}
 	}
+	d->staged = 1;
+	return 0;
+}
+
+/* start: the staged submission's results become the ones read. */
+static int
+FakeStart(void *ctx, char *err, size_t err_len)
+{
+	FakeDevice *d = (FakeDevice *) ctx;
+
+	if (++d->starts == d->fail_start_at || !d->staged)
+	{
+		snprintf(err, err_len, d->staged ? "injected start failure" : "nothing staged");
+		return -1;
+	}
+	d->cur = 1 - d->cur;
+	d->staged = 0;
 	return 0;
 }
 
@@ -253,25 +286,29 @@ FakePoll(void *ctx, char *err, size_t err_len)
 
 /* results: areas of the host-given pairs. */
 static const int64_t *
-FakeResults(void *ctx)
+FakeAreas(void *ctx)
 {
-	return ((FakeDevice *) ctx)->areas;
+	FakeDevice *d = (FakeDevice *) ctx;
+
+	return d->slot[d->cur].areas;
 }
 
 /* found: pairs of the filter parts. */
 static uint32_t
 FakeFoundPairs(void *ctx, const PbGpuFound **found)
 {
-	*found = ((FakeDevice *) ctx)->found;
-	return ((FakeDevice *) ctx)->nfound;
+	FakeDevice *d = (FakeDevice *) ctx;
+
+	*found = d->slot[d->cur].found;
+	return d->slot[d->cur].nfound;
 }
 
 /* The PbPipeDevice of a fake device. */
 static PbPipeDevice
 FakeOps(FakeDevice *d)
 {
-	PbPipeDevice dev = {d, "fake", 1, (size_t) 1 << 30, FakeBytes, FakeSubmit, FakePoll,
-	FakeResults, FakeFoundPairs};
+	PbPipeDevice dev = {d, "fake", 1, (size_t) 1 << 30, FakeBytes, FakeStage, FakeStart,
+	FakePoll, FakeAreas, FakeFoundPairs};
 
 	memset(d, 0, sizeof(*d));
 	PbScratchInit(&d->sc, &PbMallocAllocator);
@@ -283,8 +320,11 @@ static void
 FakeFree(FakeDevice *d)
 {
 	PbScratchFree(&d->sc);
-	free(d->areas);
-	free(d->found);
+	for (int i = 0; i < 2; i++)
+	{
+		free(d->slot[i].areas);
+		free(d->slot[i].found);
+	}
 }
 
 /* Run the pipeline over a grid tiling of s with config c; stats into *st. */
@@ -441,6 +481,21 @@ test_pipeline_device_migration(void)
 	CHECK(RunPipeline(&s, &c, 20, &got, &st));
 	CheckSame(&want, &got);
 	CHECK(strstr(st.device_error, "injected device failure") != NULL);
+	CHECK(st.aggregate_cpu.tasks > 0);
+	CHECK(st.device_batches == 1);
+	FakeFree(&fd);
+
+	/* it fails to start its third: that one and the rest on the CPU */
+	dev = FakeOps(&fd);
+	fd.fail_start_at = 3;
+	PbPipeConfigDefaults(&c, 2);
+	c.device = &dev;
+	c.batch_pairs = 16;
+	pb_test_context("device fails to start");
+	CHECK(RunPipeline(&s, &c, 20, &got, &st));
+	CheckSame(&want, &got);
+	CHECK(strstr(st.device_error, "injected start failure") != NULL);
+	CHECK(st.device_batches == 2);
 	CHECK(st.aggregate_cpu.tasks > 0);
 	FakeFree(&fd);
 	FreeSets(&s);

@@ -130,6 +130,7 @@
 	X(test_gpu_parts_host_pairs) \
 	X(test_gpu_filter_parts) \
 	X(test_gpu_parts_borrowed_arrays) \
+	X(test_gpu_stage_while_running) \
 	X(test_gpu_filter_reference_point) \
 	X(test_gpu_filter_overflow) \
 	X(test_gpu_parts_mixed)

@@ -79,7 +79,7 @@ struct PbPipeline
 	int			joined;
 	ThreadOut	filter_out[MAX_FILTER_THREADS];
 	ThreadOut	agg_out;
-	AggBatch	agg_batch;		/* the aggregator's current batch */
+	AggBatch	agg_batch[2];	/* the aggregator's batch in hand, and the next */
 	PbPool	   *pool;			/* the tasks' batches and filter temporaries */
 	const PbAllocator *mem;		/* the pool's allocator */
 	PbTask	  **fed;			/* every task fed, freed with the pipeline */
@@ -429,17 +429,17 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 	}
 }
 
-/* Run the batch on the device; 0 (with the reason in err) if it failed. */
+/*
+ * Fill the batch's device parts (materializing the tasks whose filtering
+ * moved to the device) and stage them on the device; 0 (with the reason in
+ * err) if that failed.
+ */
 static int
-RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_len)
+StageOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_len)
 {
 	const PbPipeDevice *dev = p->cfg.device;
-	const int64_t *areas;
-	const PbGpuFound *found;
-	uint32_t	nfound,
-				k = 0;
 	double		t0 = Now();
-	int			st;
+	int			ok;
 
 	for (uint32_t i = 0; i < b->n; i++)
 	{
@@ -461,10 +461,29 @@ RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_le
 	if (dev->bytes(dev->ctx, b->parts, b->n) > dev->budget)
 	{
 		snprintf(err, err_len, "a batch needs more device memory than pixelbox.gpu_memory allows");
-		return 0;
+		ok = 0;
 	}
-	if (dev->submit(dev->ctx, b->parts, b->n, err, err_len) != 0)
-		return 0;
+	else
+		ok = dev->stage(dev->ctx, b->parts, b->n, err, err_len) == 0;
+	out->st.aggregate_device.busy_s += Now() - t0;
+	return ok;
+}
+
+/*
+ * Wait for the batch started on the device and take in its results; 0
+ * (with the reason in err) if it failed.
+ */
+static int
+FinishOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_len)
+{
+	const PbPipeDevice *dev = p->cfg.device;
+	const int64_t *areas;
+	const PbGpuFound *found;
+	uint32_t	nfound,
+				k = 0;
+	double		t0 = Now();
+	int			st;
+
 	while ((st = dev->poll(dev->ctx, err, err_len)) == 0)
 		SleepUs(DEVICE_POLL_NS / 1000);
 	if (st < 0)
@@ -514,6 +533,17 @@ RunOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_le
 	return 1;
 }
 
+/* The device failed (err says why): the rest of the run is on the CPU. */
+static void
+DropDevice(PbPipeline *p, ThreadOut *out, const char *err)
+{
+	snprintf(out->st.device_error, sizeof(out->st.device_error), "%s", err);
+	pthread_mutex_lock(&p->lock);
+	p->device_alive = 0;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+}
+
 /*
  * Compute the batch on the aggregator's CPU thread: with no device, or
  * after the device failed (the tasks it held are redone here, none lost).
@@ -542,13 +572,77 @@ RunOnCpu(PbPipeline *p, AggBatch *b, ThreadOut *out, PbScratch *sc)
 	}
 }
 
+/*
+ * The aggregator's loop, lock held on entry and exit.  While the device
+ * runs one batch, the next is gathered and staged (packed for the
+ * device), so that the device waits for the host as little as possible.
+ * When the device fails, the batches it held are computed here on the
+ * CPU, none lost, and so is the rest of the run.
+ */
+static void
+AggLoop(PbPipeline *p, ThreadOut *out)
+{
+	const PbPipeDevice *dev = p->cfg.device;
+	AggBatch   *cur = &p->agg_batch[0],
+			   *next = &p->agg_batch[1];
+	int			have = GatherBatch(p, cur),
+				staged = 0;		/* cur is staged on the device already */
+
+	while (have)
+	{
+		char		err[sizeof(out->st.device_error)],
+					next_err[sizeof(out->st.device_error)];
+		int			on_device = p->device_alive,
+					have_next = 0,
+					next_staged = 0;
+		AggBatch   *swap;
+
+		pthread_mutex_unlock(&p->lock);
+		if (on_device && ((!staged && !StageOnDevice(p, cur, out, err, sizeof(err))) ||
+						  dev->start(dev->ctx, err, sizeof(err)) != 0))
+		{
+			DropDevice(p, out, err);
+			on_device = 0;
+		}
+		if (on_device)
+		{
+			pthread_mutex_lock(&p->lock);
+			have_next = GatherBatch(p, next);
+			pthread_mutex_unlock(&p->lock);
+			next_staged = have_next && StageOnDevice(p, next, out, next_err, sizeof(next_err));
+			if (!FinishOnDevice(p, cur, out, err, sizeof(err)))
+			{
+				DropDevice(p, out, err);
+				on_device = 0;
+			}
+			else if (have_next && !next_staged)
+				DropDevice(p, out, next_err);
+		}
+		if (!on_device)
+			RunOnCpu(p, cur, out, &out->sc);
+		pthread_mutex_lock(&p->lock);
+		if (on_device)
+		{
+			for (uint32_t i = 0; i < cur->n; i++)
+				ListPush(&p->finished, cur->tasks[i], 0);
+			pthread_cond_broadcast(&p->changed);
+		}
+		if (!have_next)
+			have_next = GatherBatch(p, next);
+		swap = cur;
+		cur = next;
+		next = swap;
+		have = have_next;
+		staged = next_staged && p->device_alive;
+	}
+}
+
 /* Aggregator thread: the single owner of the device. */
 static void *
 AggMain(void *arg)
 {
 	PbPipeline *p = (PbPipeline *) arg;
 	ThreadOut  *out = &p->agg_out;
-	AggBatch   *b = &p->agg_batch;
 	jmp_buf		recover;
 
 	PbScratchInit(&out->sc, &PbMallocAllocator);
@@ -556,32 +650,7 @@ AggMain(void *arg)
 		return ThreadOutOfMemory(p, out);
 	pb_oom_recover = &recover;
 	pthread_mutex_lock(&p->lock);
-	while (GatherBatch(p, b))
-	{
-		char		err[sizeof(out->st.device_error)];
-		int			on_device = p->device_alive;
-
-		pthread_mutex_unlock(&p->lock);
-		if (on_device && !RunOnDevice(p, b, out, err, sizeof(err)))
-		{
-			/* device dropped for the rest of the run; its batch is redone below */
-			memcpy(out->st.device_error, err, sizeof(err));
-			on_device = 0;
-			pthread_mutex_lock(&p->lock);
-			p->device_alive = 0;
-			pthread_cond_broadcast(&p->changed);
-			pthread_mutex_unlock(&p->lock);
-		}
-		if (!on_device)
-			RunOnCpu(p, b, out, &out->sc);
-		pthread_mutex_lock(&p->lock);
-		if (on_device)
-		{
-			for (uint32_t i = 0; i < b->n; i++)
-				ListPush(&p->finished, b->tasks[i], 0);
-			pthread_cond_broadcast(&p->changed);
-		}
-	}
+	AggLoop(p, out);
 	p->agg_done = 1;
 	p->live--;
 	pthread_cond_broadcast(&p->changed);
@@ -822,9 +891,12 @@ PbPipeDestroy(PbPipeline *p)
 		PbTaskRelease(p->fed[i]);
 	PbPoolDestroy(p->pool);
 	free(p->fed);
-	free(p->agg_batch.tasks);
-	free(p->agg_batch.stolen);
-	free(p->agg_batch.parts);
+	for (int i = 0; i < 2; i++)
+	{
+		free(p->agg_batch[i].tasks);
+		free(p->agg_batch[i].stolen);
+		free(p->agg_batch[i].parts);
+	}
 	pthread_cond_destroy(&p->changed);
 	pthread_mutex_destroy(&p->lock);
 	free(p);

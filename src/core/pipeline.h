@@ -81,9 +81,12 @@ typedef struct PbTask
 
 /*
  * A device as the aggregator sees it (the GPU through cuda/pb_gpu.h, or a
- * test double).  Called from the aggregator thread only.  submit starts
- * the parts; poll returns 1 when done, 0 while running, -1 (with a reason)
- * on failure, after which the pipeline computes on the CPU.
+ * test double).  Called from the aggregator thread only.  stage prepares
+ * the parts of the next submission (while the one started before may
+ * still run); start waits for the one in flight, whose results are then
+ * gone, and starts the staged one; poll returns 1 when done, 0 while
+ * running, -1 (with a reason) on failure, after which the pipeline
+ * computes on the CPU; results and found read the done submission's.
  */
 typedef struct PbPipeDevice
 {
@@ -92,8 +95,9 @@ typedef struct PbPipeDevice
 	int			can_filter;		/* takes PbGpuPart.filter parts */
 	size_t		budget;			/* bytes a submission may need */
 	size_t		(*bytes) (void *ctx, const PbGpuPart *parts, uint32_t n);
-	int			(*submit) (void *ctx, const PbGpuPart *parts, uint32_t n,
-						   char *err, size_t err_len);
+	int			(*stage) (void *ctx, const PbGpuPart *parts, uint32_t n,
+						  char *err, size_t err_len);
+	int			(*start) (void *ctx, char *err, size_t err_len);
 	int			(*poll) (void *ctx, char *err, size_t err_len);
 	const int64_t *(*results) (void *ctx);
 	uint32_t	(*found) (void *ctx, const PbGpuFound **found);

@@ -9,6 +9,7 @@ DATA = $(wildcard sql/pixelbox--*.sql sql/pixelbox_raster--*.sql)
 CORE_SRCS = $(wildcard src/core/*.c)
 GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/pair_functions.c \
 	src/compare_agg.c src/device.c src/set_compare.c src/parallel_handoff.c src/file_input.c \
+	src/pair_rows.c \
 	src/pipeline_run.c src/tile_compare.c src/raster_io.c src/raster_run.c \
 	src/raster_functions.c src/watershed_functions.c
 

@@ -217,20 +217,11 @@ COMMENT ON FUNCTION pb_compare_tables(regclass, name, regclass, name) IS
 CREATE FUNCTION pb_intersecting_pairs(table_a regclass, id_column_a name, geom_column_a name,
 									  table_b regclass, id_column_b name, geom_column_b name)
 	RETURNS TABLE (id_a bigint, id_b bigint, area_a float8, area_b float8, area_intersection float8)
-	LANGUAGE plpgsql STABLE PARALLEL SAFE
-	SET search_path FROM CURRENT
-	AS $$
-BEGIN
-	RETURN QUERY EXECUTE format(
-		'SELECT p.%I::bigint, q.%I::bigint, ST_Area(p.%I), ST_Area(q.%I), x.i '
-		'FROM %s p JOIN %s q ON p.%I && q.%I, '
-		'LATERAL (SELECT pb_intersection_area(p.%I, q.%I) AS i) x WHERE x.i > 0',
-		id_column_a, id_column_b, geom_column_a, geom_column_b, table_a, table_b,
-		geom_column_a, geom_column_b, geom_column_a, geom_column_b);
-END
-$$;
+	AS 'MODULE_PATHNAME', 'pb_intersecting_pairs'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED
+	SET search_path FROM CURRENT;
 COMMENT ON FUNCTION pb_intersecting_pairs(regclass, name, name, regclass, name, name) IS
-	'One row per pair of polygons of table_a and table_b whose intersection area is > 0: their ids, ST_Area of each, and the exact intersection area.';
+	'One row per pair of polygons of table_a and table_b whose intersection area is > 0: their ids, the area of each (ST_Area), and the exact intersection area; the pairs are found and computed by the SCCG pipeline (no join), in no particular order.';
 
 -- Polygon text files -----------------------------------------------------------
 

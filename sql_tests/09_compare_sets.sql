@@ -132,4 +132,45 @@ JOIN seg_a a ON a.id = x.id_a JOIN seg_b b ON b.nid = x.id_b;
 SELECT count(*) AS not_in_postgis FROM pb_intersecting_pairs('seg_a', 'id', 'geom', 'seg_b', 'nid', 'outline') x
 WHERE NOT EXISTS (SELECT 1 FROM postgis_pairs p WHERE p.slide = 1 AND p.ida = x.id_a AND p.idb = x.id_b AND p.i = x.area_intersection);
 SELECT * FROM pb_compare_tables('seg_a', 'no_such_column', 'seg_b', 'outline');
-DROP TABLE nuclei, seg_a, seg_b;
+-- the per-pair rows of slide 2 (general polygons, duplicates in B): PostGIS's pairs
+-- of positive area, each once, with its areas (to 1e-9: general polygons)
+CREATE TABLE gen_a AS SELECT id, geom FROM nuclei WHERE slide = 2 AND algorithm = 'A';
+CREATE TABLE gen_b AS SELECT id, geom FROM nuclei WHERE slide = 2 AND algorithm = 'B';
+CREATE TEMP TABLE gen_pairs AS SELECT * FROM pb_intersecting_pairs('gen_a', 'id', 'geom', 'gen_b', 'id', 'geom');
+SELECT count(*) = (SELECT count(*) FROM postgis_pairs WHERE slide = 2 AND i > 0) AS general_count,
+       count(DISTINCT (id_a, id_b)) = count(*) AS each_once,
+       (SELECT count(*) FROM gen_pairs x JOIN postgis_pairs p ON p.slide = 2 AND p.ida = x.id_a AND p.idb = x.id_b
+        WHERE p.i > 0 AND abs(x.area_intersection - p.i) <= 1e-9 * p.ap
+          AND abs(x.area_a - p.ap) <= 1e-9 * p.ap AND abs(x.area_b - p.aq) <= 1e-9 * p.aq) = count(*) AS general_areas
+FROM gen_pairs;
+-- one table empty: no rows; NULL ids come out NULL, NULL polygons take no part
+CREATE TABLE empty_b (id bigint, geom geometry);
+SELECT count(*) AS rows_against_empty FROM pb_intersecting_pairs('gen_a', 'id', 'geom', 'empty_b', 'id', 'geom');
+CREATE TABLE nullish (id bigint, geom geometry);
+INSERT INTO nullish VALUES (NULL, 'POLYGON((0 0,10 0,10 10,0 10,0 0))'), (7, NULL),
+  (8, 'POLYGON((5 5,15 5,15 15,5 15,5 5))'), (9, 'POLYGON((20 20,21 20,21 21,20 21,20 20))');
+SELECT * FROM pb_intersecting_pairs('nullish', 'id', 'geom', 'nullish', 'id', 'geom')
+ORDER BY id_a NULLS FIRST, id_b NULLS FIRST;
+-- bad input: a missing column, a column that is not a geometry, mixed SRIDs, no privilege
+SELECT * FROM pb_intersecting_pairs('seg_a', 'id', 'no_such_column', 'seg_b', 'nid', 'outline');
+SELECT * FROM pb_intersecting_pairs('seg_a', 'id', 'id', 'seg_b', 'nid', 'outline');
+CREATE TABLE srid_b AS SELECT id, ST_SetSRID(geom, 4326) AS geom FROM gen_b;
+SELECT * FROM pb_intersecting_pairs('gen_a', 'id', 'geom', 'srid_b', 'id', 'geom');
+CREATE ROLE pb_regress_no_select;
+SET ROLE pb_regress_no_select;
+SELECT * FROM pb_intersecting_pairs('gen_a', 'id', 'geom', 'gen_b', 'id', 'geom');
+RESET ROLE;
+DROP ROLE pb_regress_no_select;
+-- a statement timeout mid-run (filter slowed to 5 ms a one-polygon tile), then a whole run
+SET pixelbox.pipeline_throttle = filter;
+SET pixelbox.tile_shapes = 1;
+SET pixelbox.cpu_threads = 2;
+SET statement_timeout = '300ms';
+SELECT count(*) FROM pb_intersecting_pairs('seg_a', 'id', 'geom', 'seg_b', 'nid', 'outline');
+RESET statement_timeout;
+RESET pixelbox.pipeline_throttle;
+RESET pixelbox.tile_shapes;
+RESET pixelbox.cpu_threads;
+SELECT count(*) = (SELECT pairs_intersecting FROM sets WHERE slide = 1) AS after_timeout_whole
+FROM pb_intersecting_pairs('seg_a', 'id', 'geom', 'seg_b', 'nid', 'outline');
+DROP TABLE nuclei, seg_a, seg_b, gen_a, gen_b, empty_b, nullish, srid_b;

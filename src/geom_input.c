@@ -1,5 +1,6 @@
 /*
- * geom_input.c: turn a PostGIS geometry argument into a batch shape.
+ * geom_input.c: turn a PostGIS geometry (an argument or a value) into a
+ * batch shape.
  *
  * The fast path reads GSERIALIZED directly (no copy for inline values);
  * values it does not recognise go through the geometry type's send
@@ -35,12 +36,10 @@ ReportDecodeError(const PbError *err, const char *caller)
 	}
 }
 
-/* Decode through the argument type's send function (EWKB). */
+/* Decode geometry value d of type typid through the type's send function (EWKB). */
 static PbStatus
-DecodeViaSend(FunctionCallInfo fcinfo, int argno, PbBatch *batch,
-			  uint32_t *shape, PbError *err)
+DecodeViaSend(Datum d, Oid typid, PbBatch *batch, uint32_t *shape, PbError *err)
 {
-	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
 	Oid			sendfn;
 	bool		isvarlena;
 	bytea	   *wkb;
@@ -49,11 +48,38 @@ DecodeViaSend(FunctionCallInfo fcinfo, int argno, PbBatch *batch,
 	if (!OidIsValid(typid))
 		elog(ERROR, "could not determine the geometry argument type");
 	getTypeBinaryOutputInfo(typid, &sendfn, &isvarlena);
-	wkb = OidSendFunctionCall(sendfn, PG_GETARG_DATUM(argno));
+	wkb = OidSendFunctionCall(sendfn, d);
 	st = PbDecodeEwkb(batch, (const uint8_t *) VARDATA(wkb),
 					  VARSIZE(wkb) - VARHDRSZ, shape, err);
 	pfree(wkb);
 	return st;
+}
+
+/*
+ * Decode geometry value d as a new shape of batch and return its index.
+ * Its type (for the send function, needed only off the fast path) is
+ * typid, or when that is invalid, argument argno of fcinfo's.
+ */
+static uint32_t
+DecodeGeometry(Datum d, Oid typid, FunctionCallInfo fcinfo, int argno, PbBatch *batch,
+			   const char *caller)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+	uint32_t	shape = 0;
+	PbError		err;
+	PbStatus	st = PB_ERR_VERSION;
+
+	if (!pb_force_ewkb)
+		st = PbDecodeGserialized(batch, (const uint8_t *) VARDATA_ANY(v),
+								 VARSIZE_ANY_EXHDR(v), &shape, &err);
+	if (st == PB_ERR_VERSION)
+		st = DecodeViaSend(d, OidIsValid(typid) ? typid
+						   : get_fn_expr_argtype(fcinfo->flinfo, argno), batch, &shape, &err);
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+	if (st != PB_OK)
+		ReportDecodeError(&err, caller);
+	return shape;
 }
 
 /*
@@ -64,22 +90,14 @@ uint32_t
 PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno, PbBatch *batch,
 					const char *caller)
 {
-	Datum		d = PG_GETARG_DATUM(argno);
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-	uint32_t	shape = 0;
-	PbError		err;
-	PbStatus	st = PB_ERR_VERSION;
+	return DecodeGeometry(PG_GETARG_DATUM(argno), InvalidOid, fcinfo, argno, batch, caller);
+}
 
-	if (!pb_force_ewkb)
-		st = PbDecodeGserialized(batch, (const uint8_t *) VARDATA_ANY(v),
-								 VARSIZE_ANY_EXHDR(v), &shape, &err);
-	if (st == PB_ERR_VERSION)
-		st = DecodeViaSend(fcinfo, argno, batch, &shape, &err);
-	if ((Pointer) v != DatumGetPointer(d))
-		pfree(v);
-	if (st != PB_OK)
-		ReportDecodeError(&err, caller);
-	return shape;
+/* Decode geometry value d, of type typid, as a new shape of batch: its index. */
+uint32_t
+PbDecodeGeometryDatum(Datum d, Oid typid, PbBatch *batch, const char *caller)
+{
+	return DecodeGeometry(d, typid, NULL, 0, batch, caller);
 }
 
 /* Raise PostGIS's mixed-SRID error when shapes a and b differ in SRID. */

@@ -69,9 +69,11 @@ extern int	pb_tile_shapes;
 /* pg_alloc.c: a PbAllocator on palloc in a memory context */
 extern void PbPgAllocatorInit(PbAllocator *mem, MemoryContext cxt);
 
-/* geom_input.c: decode a geometry argument into a batch shape */
+/* geom_input.c: decode a geometry argument or value into a batch shape */
 extern uint32_t PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno,
 									PbBatch *batch, const char *caller);
+extern uint32_t PbDecodeGeometryDatum(Datum d, Oid typid, PbBatch *batch,
+									  const char *caller);
 extern void PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,
 							const char *caller);
 extern void PbCheckSetSrid(int32_t *srid, bool *has_srid, int32_t next,
@@ -119,5 +121,7 @@ extern void PbSetsAdd(SetsState *s, uint32_t shape, bool in_a, const char *calle
 extern Datum PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller);
 extern Datum PbSetsResultDatum(FunctionCallInfo fcinfo, const struct PbCompareAcc *acc,
 							   const int64 *counts, const char *caller);
+typedef void (*PbSetsPairFn) (void *ctx, uint32_t a, uint32_t b, double area);
+extern void PbSetsPairs(SetsState *s, PbSetsPairFn emit, void *ctx, const char *caller);
 
 #endif							/* PIXELBOX_H */

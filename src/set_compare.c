@@ -520,12 +520,14 @@ SetsUnpackParts(SetsState *s)
 
 /*
  * Run the pipeline over the two sets cut into grid tiles: totals into acc,
- * matched[i] set for every shape intersecting the other set.  Tasks and
- * the run live in the state's context, whose reset stops the threads
- * before any of that memory goes.
+ * matched[i] set for every shape intersecting the other set, and when
+ * emit is given, every pair of positive area to it (after the run, on
+ * this thread).  Tasks and the run live in the state's context, whose
+ * reset stops the threads before any of that memory goes.
  */
 static void
-RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
+RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void *ctx,
+		const char *caller)
 {
 	PbTiling	tl;
 	PbRun	   *run;
@@ -536,7 +538,10 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 	PbRunAddTileTime(run, NowSeconds() - t0);
 	PbRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_chunks, s->inline_chunks);
 	for (uint32 k = 0; k < tl.ntasks; k++)
+	{
+		tl.tasks[k].keep_pairs = emit != NULL;
 		PbRunFeed(run, &tl.tasks[k]);
+	}
 	PbRunFinish(run, acc);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 	{
@@ -545,6 +550,11 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, const char *caller)
 		for (uint32 i = 0; t->hit && i < t->na + t->nb; i++)
 			if (t->hit[i])
 				matched[t->src_ids[i]] = 1;
+		for (uint32 i = 0; i < t->nkept; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			emit(ctx, t->src_ids[t->kept[i].a], t->src_ids[t->kept[i].b], t->kept[i].area);
+		}
 	}
 	PbRunEnd(run);
 	PbTilingFree(&tl, &s->mem);
@@ -591,7 +601,7 @@ PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller)
 		SetsUnpackParts(s);
 		n = s->batch.nshapes;
 		matched = palloc_extended(n + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		RunSets(s, &acc, matched, caller);
+		RunSets(s, &acc, matched, NULL, NULL, caller);
 		for (uint32 i = 0; i < n; i++)
 		{
 			counts[s->in_a[i] ? 0 : 1]++;
@@ -610,4 +620,24 @@ pb_compare_sets_finalfn(PG_FUNCTION_ARGS)
 {
 	return PbSetsResult(PG_ARGISNULL(0) ? NULL : (SetsState *) PG_GETARG_POINTER(0), fcinfo,
 						"pb_compare_sets");
+}
+
+/*
+ * Pair the two sets through the pipeline and give emit every pair of
+ * positive intersection area: (shape of set a, shape of set b, area), in
+ * no particular order, each pair once.
+ */
+void
+PbSetsPairs(SetsState *s, PbSetsPairFn emit, void *ctx, const char *caller)
+{
+	PbCompareAcc acc;
+	uint8	   *matched;
+
+	SetsUnpackParts(s);
+	if (s->batch.nshapes == 0)
+		return;
+	PbCompareInit(&acc);
+	matched = palloc_extended(s->batch.nshapes + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	RunSets(s, &acc, matched, emit, ctx, caller);
+	pfree(matched);
 }

@@ -501,6 +501,124 @@ test_pipeline_device_migration(void)
 	FreeSets(&s);
 }
 
+/* Order kept pairs by a, then b. */
+static int
+CmpKept(const void *x, const void *y)
+{
+	const PbTaskPair *p = x,
+			   *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return p->b < q->b ? -1 : p->b > q->b;
+}
+
+/*
+ * Run the pipeline with every task keeping its pairs; return them (shape
+ * indices of s, malloc'd, sorted) and their number in *n, or NULL.
+ */
+static PbTaskPair *
+RunKept(const Sets *s, const PbPipeConfig *c, uint32_t per_tile, uint32_t *n)
+{
+	PbTiling	tl;
+	PbPipeline *p;
+	PbTaskPair *all = NULL;
+
+	*n = 0;
+	PbTileGrid(&tl, &s->b, s->in_a, per_tile, &PbMallocAllocator, c->threads);
+	p = PbPipeStart(c);
+	if (p == NULL)
+		return NULL;
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+	{
+		tl.tasks[k].keep_pairs = 1;
+		PbPipeFeed(p, &tl.tasks[k], NULL, NULL);
+	}
+	if (PbPipeFinish(p, NULL, NULL))
+		for (uint32_t k = 0; k < tl.ntasks; k++)
+		{
+			const PbTask *t = &tl.tasks[k];
+
+			all = realloc(all, sizeof(PbTaskPair) * (*n + t->nkept + 1));
+			for (uint32_t i = 0; i < t->nkept; i++)
+				all[(*n)++] = (PbTaskPair) {t->src_ids[t->kept[i].a], t->src_ids[t->kept[i].b],
+				t->kept[i].area};
+		}
+	PbPipeDestroy(p);
+	PbTilingFree(&tl, &PbMallocAllocator);
+	if (all != NULL)
+		qsort(all, *n, sizeof(PbTaskPair), CmpKept);
+	return all;
+}
+
+/*
+ * Tasks keeping their pairs (pb_intersecting_pairs): every pair of positive
+ * area once, with its area, as brute force finds them, whoever computes
+ * them: CPU threads, the device, the device filtering, CPU migration.
+ */
+void
+test_pipeline_kept_pairs(void)
+{
+	Rng			r = {4242};
+	Sets		s;
+	PbScratch	sc;
+	PbTaskPair *want = NULL;
+	uint32_t	nwant = 0;
+	FakeDevice	fd;
+	PbPipeDevice dev = FakeOps(&fd);
+
+	MakeSets(&s, &r, 300, 250, 1);
+	PbScratchInit(&sc, &PbMallocAllocator);
+	for (uint32_t a = 0; a < s.n; a++)
+		for (uint32_t b = 0; b < s.n; b++)
+		{
+			double		area;
+
+			if (!s.in_a[a] || s.in_a[b])
+				continue;
+			area = PbIntersectionArea(&sc, &s.b, a, b, PB_METHOD_GENERAL);
+			if (area <= 0)
+				continue;
+			want = realloc(want, sizeof(PbTaskPair) * (nwant + 1));
+			want[nwant++] = (PbTaskPair) {a, b, area};
+		}
+	CHECK(nwant > 100);
+	for (int mode = 0; mode < 4; mode++)
+	{
+		PbPipeConfig c;
+		PbTaskPair *got;
+		uint32_t	ngot;
+
+		PbPipeConfigDefaults(&c, 3);
+		c.device = mode == 0 ? NULL : &dev;
+		c.batch_pairs = 32;
+		if (mode == 2)
+			c.slow_filter_us = 2000;	/* the idle device filters */
+		if (mode == 3)
+		{
+			c.slow_agg_us = 2000;	/* the congested device loses tasks to the CPU */
+			c.agg_pairs = 32;
+		}
+		pb_test_context("mode %d", mode);
+		got = RunKept(&s, &c, 15, &ngot);
+		CHECK(got != NULL);
+		CHECK_INT(ngot, nwant);
+		for (uint32_t i = 0; got != NULL && i < ngot && i < nwant; i++)
+			if (CmpKept(&got[i], &want[i]) != 0 || got[i].area != want[i].area)
+			{
+				pb_check_fail(__FILE__, __LINE__, "pair %u: (%u, %u) %.17g, want (%u, %u) %.17g", i,
+							  got[i].a, got[i].b, got[i].area, want[i].a, want[i].b, want[i].area);
+				break;
+			}
+		free(got);
+	}
+	pb_test_context("%s", "");
+	FakeFree(&fd);
+	PbScratchFree(&sc);
+	free(want);
+	FreeSets(&s);
+}
+
 /*
  * Tiles given by the caller, one seen twice (a reopened tile: the second
  * task holds all its shapes and skips the pairs of the first): the same

@@ -147,8 +147,15 @@ void
 PbTaskAddResult(PbTask *t, uint32_t a, uint32_t b, double area, PbCompareAcc *acc)
 {
 	PbCompareAdd(acc, t->batch.shapes[a].area, t->batch.shapes[b].area, area);
-	if (area > 0)
-		t->hit[a] = t->hit[b] = 1;
+	if (area <= 0)
+		return;
+	t->hit[a] = t->hit[b] = 1;
+	if (t->keep_pairs)
+	{
+		t->kept = PbGrowArray(&PbMallocAllocator, t->kept, &t->cap_kept, t->nkept + 1,
+							  sizeof(PbTaskPair));
+		t->kept[t->nkept++] = (PbTaskPair) {a, b, area};
+	}
 }
 
 void
@@ -183,4 +190,8 @@ PbTaskRelease(PbTask *t)
 	if (t->hit)
 		PbMallocAllocator.release(NULL, t->hit);
 	t->hit = NULL;
+	if (t->kept)
+		PbMallocAllocator.release(NULL, t->kept);
+	t->kept = NULL;
+	t->nkept = t->cap_kept = 0;
 }

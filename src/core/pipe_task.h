@@ -27,7 +27,7 @@ extern uint32_t PbTaskFilter(PbTask *t);
 extern void PbTaskCompute(PbTask *t, uint32_t from, uint32_t to, PbScratch *sc,
 						  PbMethod method, PbCompareAcc *acc);
 
-/* Account one computed pair (a, b) of the task: totals and hit marks. */
+/* Account one computed pair (a, b) of the task: totals, hit marks, kept pairs. */
 extern void PbTaskAddResult(PbTask *t, uint32_t a, uint32_t b, double area,
 							PbCompareAcc *acc);
 
@@ -38,7 +38,7 @@ extern void PbTaskAddResult(PbTask *t, uint32_t a, uint32_t b, double area,
  */
 extern void PbTaskDone(PbTask *t);
 
-/* Free what the pipeline allocated in the task (PbTaskDone, and hit). */
+/* Free what the pipeline allocated in the task (PbTaskDone, hit and kept). */
 extern void PbTaskRelease(PbTask *t);
 
 #endif							/* PB_PIPE_TASK_H */

@@ -784,6 +784,8 @@ PbPipeFeed(PbPipeline *p, PbTask *task, int (*should_stop) (void *), void *ctx)
 	task->hit = NULL;
 	task->nint = 0;
 	task->areas = NULL;
+	task->kept = NULL;
+	task->nkept = task->cap_kept = 0;
 	ListPush(&p->input, task, 0);
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);

@@ -46,6 +46,14 @@
 #include "pb_accum.h"
 #include "pb_core.h"
 
+/* A pair of a task's shapes (indices into its src_ids) and their area. */
+typedef struct PbTaskPair
+{
+	uint32_t	a,
+				b;
+	double		area;
+} PbTaskPair;
+
 /*
  * One tile task.  The caller fills the source fields (and nothing else):
  * the shapes src_ids[0 .. na + nb) of batch src, set a first; src must stay
@@ -54,7 +62,8 @@
  * (largest xmin, largest ymin of the two float boxes) lies in the half-open
  * window ref, and not both a < old_a and b < old_b (a tile seen again: those
  * pairs were counted by an earlier task).  hit[i] is set when shape i of the
- * task intersects some shape of the other set with positive area.
+ * task intersects some shape of the other set with positive area; with
+ * keep_pairs set, those pairs are kept too, each once over all tasks.
  */
 typedef struct PbTask
 {
@@ -67,6 +76,7 @@ typedef struct PbTask
 				old_b;
 	PbBox		ref;			/* [xmin, xmax) x [ymin, ymax); +-inf for all */
 	int			all_int;		/* every shape PB_SHAPE_INT: the device may filter it */
+	int			keep_pairs;		/* keep the pairs of positive area in kept */
 	/* filled by the pipeline */
 	PbBatch		batch;			/* the task's own copy of its shapes (their rings
 								 * and points borrowed from src), then pairs;
@@ -76,6 +86,9 @@ typedef struct PbTask
 	uint32_t	nint;			/* pairs [0, nint) are device-eligible */
 	double	   *areas;			/* their areas, when the device computed them */
 	uint8_t    *hit;			/* per shape of the task */
+	PbTaskPair *kept;			/* keep_pairs: its pairs of positive area */
+	uint32_t	nkept,
+				cap_kept;
 	struct PbTask *next;
 } PbTask;
 

@@ -161,14 +161,17 @@ SET ROLE pb_regress_no_select;
 SELECT * FROM pb_intersecting_pairs('gen_a', 'id', 'geom', 'gen_b', 'id', 'geom');
 RESET ROLE;
 DROP ROLE pb_regress_no_select;
--- a statement timeout mid-run (filter slowed to 5 ms a one-polygon tile), then a whole run
+-- a statement timeout mid-run (filter slowed to 5 ms a one-polygon tile, and no
+-- migration, so that no GPU takes the filtering over), then a whole run
 SET pixelbox.pipeline_throttle = filter;
+SET pixelbox.migration = off;
 SET pixelbox.tile_shapes = 1;
 SET pixelbox.cpu_threads = 2;
 SET statement_timeout = '300ms';
 SELECT count(*) FROM pb_intersecting_pairs('seg_a', 'id', 'geom', 'seg_b', 'nid', 'outline');
 RESET statement_timeout;
 RESET pixelbox.pipeline_throttle;
+RESET pixelbox.migration;
 RESET pixelbox.tile_shapes;
 RESET pixelbox.cpu_threads;
 SELECT count(*) = (SELECT pairs_intersecting FROM sets WHERE slide = 1) AS after_timeout_whole

@@ -3,8 +3,8 @@
  * submission: pack its parts into pinned memory, copy in, run the filter
  * and PixelBox kernels, copy results out, all on one stream; the caller
  * polls.  Two pinned slots let the next submission be packed (staged)
- * while one runs.  PbGpuPoll finishes a submission in up to three steps, none of
- * which blocks: when the kernels are done it reads how many pairs the
+ * while one runs.  PbGpuPoll finishes a submission in up to three steps,
+ * none of which blocks: when the kernels are done it reads how many pairs the
  * device filter found; if they overflowed the room given, it re-runs the
  * submission with room for all of them; otherwise it fetches exactly the
  * found pairs and, once they are in, reports the end.

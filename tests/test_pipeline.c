@@ -471,33 +471,28 @@ test_pipeline_device_migration(void)
 	CHECK(st.device_error[0] == 0);
 	FakeFree(&fd);
 
-	/* the device fails on its second batch: its work is redone on the CPU */
-	dev = FakeOps(&fd);
-	fd.fail_at = 2;
-	PbPipeConfigDefaults(&c, 2);
-	c.device = &dev;
-	c.batch_pairs = 16;
-	pb_test_context("device fails");
-	CHECK(RunPipeline(&s, &c, 20, &got, &st));
-	CheckSame(&want, &got);
-	CHECK(strstr(st.device_error, "injected device failure") != NULL);
-	CHECK(st.aggregate_cpu.tasks > 0);
-	CHECK(st.device_batches == 1);
-	FakeFree(&fd);
-
-	/* it fails to start its third: that one and the rest on the CPU */
-	dev = FakeOps(&fd);
-	fd.fail_start_at = 3;
-	PbPipeConfigDefaults(&c, 2);
-	c.device = &dev;
-	c.batch_pairs = 16;
-	pb_test_context("device fails to start");
-	CHECK(RunPipeline(&s, &c, 20, &got, &st));
-	CheckSame(&want, &got);
-	CHECK(strstr(st.device_error, "injected start failure") != NULL);
-	CHECK(st.device_batches == 2);
-	CHECK(st.aggregate_cpu.tasks > 0);
-	FakeFree(&fd);
+	/*
+	 * the device fails: staging its second batch (while the first runs), or
+	 * starting its third; that batch and the rest are computed on the CPU
+	 */
+	for (int k = 0; k < 2; k++)
+	{
+		dev = FakeOps(&fd);
+		if (k == 0)
+			fd.fail_at = 2;
+		else
+			fd.fail_start_at = 3;
+		PbPipeConfigDefaults(&c, 2);
+		c.device = &dev;
+		c.batch_pairs = 16;
+		pb_test_context(k == 0 ? "device fails to stage" : "device fails to start");
+		CHECK(RunPipeline(&s, &c, 20, &got, &st));
+		CheckSame(&want, &got);
+		CHECK(strstr(st.device_error, k == 0 ? "injected device failure" : "injected start failure") != NULL);
+		CHECK(st.aggregate_cpu.tasks > 0);
+		CHECK(st.device_batches == (k == 0 ? 1 : 2));
+		FakeFree(&fd);
+	}
 	FreeSets(&s);
 }
 

@@ -1,10 +1,11 @@
 /*
  * pair_rows.c: pb_intersecting_pairs(table_a, id_a, geom_a, table_b, id_b,
  * geom_b), the per-pair rows of two tables through the SCCG pipeline: the
- * rows are read with SPI and decoded in this backend, the pipeline pairs
- * and computes them as pb_compare_sets does, and every pair of positive
- * intersection area becomes a row (ids, the two polygons' areas, the
- * intersection's area).  No PostgreSQL join.
+ * rows are read with SPI, their polygons decoded on threads a fetch at a
+ * time (decode_values.h), the pipeline pairs and computes them as
+ * pb_compare_sets does, and every pair of positive intersection area
+ * becomes a row (ids, the two polygons' areas, the intersection's area).
+ * No PostgreSQL join.
  */
 #include "postgres.h"
 
@@ -16,15 +17,18 @@
 #include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
+#include "core/decode_values.h"
 #include "pixelbox.h"
 
 #define CALLER "pb_intersecting_pairs"
-#define FETCH_ROWS 4096			/* rows per cursor fetch */
+#define FETCH_ROWS 16384		/* rows per cursor fetch */
+#define SLICE_VALUES 512		/* polygons per thread job */
 
 /* The rows read so far and where the pairs go. */
 typedef struct PairRows
 {
 	MemoryContext cxt;			/* the sets and the ids live here */
+	MemoryContext fetch_cxt;	/* one fetch's values, reset after it */
 	SetsState  *sets;
 	int64	   *ids;			/* per shape: its row's id */
 	bool	   *id_null;
@@ -83,11 +87,110 @@ KeepId(PairRows *pr, uint32 i, int64 id, bool id_null)
 	pr->id_null[i] = id_null;
 }
 
+/* Polled by the decoding threads' loop: has a cancel or termination arrived? */
+static int
+Interrupted(void *arg)
+{
+	return QueryCancelPending || ProcDiePending;
+}
+
+/* Add shape i of the batch (of set a or b, its row's id given) to the sets. */
+static void
+AddShape(PairRows *pr, uint32 i, bool in_a, int64 id, bool id_null)
+{
+	PbSetsAdd(pr->sets, i, in_a, CALLER);
+	KeepId(pr, i, id, id_null);
+}
+
 /*
- * Read every row of the query through a cursor and decode its polygon
- * into the sets; rows with a NULL polygon take no part, as in
- * pb_compare_sets.
+ * Decode the polygons of rows [0, nrows) of a fetch into the sets, in
+ * order: on threads, a slice of values per job; when a slice stopped (a
+ * value it cannot read, one only PostGIS's send function can, no memory)
+ * the whole fetch is decoded here instead, so that the first bad value's
+ * error is the one raised, as without threads.  Rows with a NULL polygon
+ * take no part, as in pb_compare_sets.
  */
+static void
+DecodeFetch(PairRows *pr, SPITupleTable *tt, uint64 nrows)
+{
+	TupleDesc	desc = tt->tupdesc;
+	Oid			geomtype = SPI_gettypeid(desc, 2);
+	MemoryContext old = MemoryContextSwitchTo(pr->fetch_cxt);
+	const uint8 **data = palloc(sizeof(uint8 *) * (nrows + 1));
+	size_t	   *len = palloc(sizeof(size_t) * (nrows + 1));
+	Datum	   *geoms = palloc(sizeof(Datum) * (nrows + 1));
+	int64	   *ids = palloc(sizeof(int64) * (nrows + 1));
+	bool	   *id_null = palloc(sizeof(bool) * (nrows + 1)),
+			   *in_a = palloc(sizeof(bool) * (nrows + 1));
+	uint32		m = 0,
+				nslices;
+	PbValueSlice *slices;
+	PbRasterRun run = {PbCpuThreads(), 0, Interrupted, NULL};
+	bool		threaded;
+	PbBatch    *batch = PbSetsBatch(pr->sets);
+
+	for (uint64 r = 0; r < nrows; r++)
+	{
+		bool		geom_null,
+					in_a_null;
+		Datum		id = SPI_getbinval(tt->vals[r], desc, 1, &id_null[m]);
+		struct varlena *v;
+
+		geoms[m] = SPI_getbinval(tt->vals[r], desc, 2, &geom_null);
+		in_a[m] = DatumGetBool(SPI_getbinval(tt->vals[r], desc, 3, &in_a_null));
+		if (geom_null)
+			continue;
+		v = PG_DETOAST_DATUM_PACKED(geoms[m]);
+		data[m] = (const uint8 *) VARDATA_ANY(v);
+		len[m] = VARSIZE_ANY_EXHDR(v);
+		ids[m] = id_null[m] ? 0 : DatumGetInt64(id);
+		m++;
+	}
+	nslices = (m + SLICE_VALUES - 1) / SLICE_VALUES;
+	slices = palloc0(sizeof(PbValueSlice) * (nslices + 1));
+	for (uint32 i = 0; i < nslices; i++)
+	{
+		slices[i].first = i * SLICE_VALUES;
+		slices[i].n = Min(SLICE_VALUES, m - slices[i].first);
+	}
+	MemoryContextSwitchTo(old);
+	threaded = !pb_force_ewkb;
+	if (threaded && PbDecodeValues(data, len, slices, nslices, &run) == PB_R_STOPPED)
+	{
+		/* a cancel: raised here (were it not, the values are decoded below) */
+		PbValueSlicesFree(slices, nslices);
+		CHECK_FOR_INTERRUPTS();
+		threaded = false;
+	}
+	for (uint32 i = 0; threaded && i < nslices; i++)
+		threaded = slices[i].status == PB_OK && !slices[i].out_of_memory;
+	PG_TRY();
+	{
+		for (uint32 i = 0; threaded && i < nslices; i++)
+		{
+			uint32		base = batch->nshapes;
+
+			PbBatchAppend(batch, &slices[i].batch);
+			for (uint32 k = 0; k < slices[i].n; k++)
+			{
+				uint32		j = slices[i].first + k;
+
+				AddShape(pr, base + k, in_a[j], ids[j], id_null[j]);
+			}
+		}
+	}
+	PG_FINALLY();
+	{
+		PbValueSlicesFree(slices, nslices);
+	}
+	PG_END_TRY();
+	for (uint32 j = 0; !threaded && j < m; j++)
+		AddShape(pr, PbDecodeGeometryDatum(geoms[j], geomtype, batch, CALLER), in_a[j],
+				 ids[j], id_null[j]);
+	MemoryContextReset(pr->fetch_cxt);
+}
+
+/* Read every row of the query through a cursor into the sets. */
 static void
 ReadRows(PairRows *pr, const char *query)
 {
@@ -98,31 +201,10 @@ ReadRows(PairRows *pr, const char *query)
 	portal = SPI_cursor_open_with_args(NULL, query, 0, NULL, NULL, NULL, true, 0);
 	for (;;)
 	{
-		TupleDesc	desc;
-		Oid			geomtype;
-
 		SPI_cursor_fetch(portal, true, FETCH_ROWS);
 		if (SPI_processed == 0)
 			break;
-		desc = SPI_tuptable->tupdesc;
-		geomtype = SPI_gettypeid(desc, 2);
-		for (uint64 r = 0; r < SPI_processed; r++)
-		{
-			HeapTuple	tup = SPI_tuptable->vals[r];
-			bool		id_null,
-						geom_null,
-						in_a_null;
-			Datum		id = SPI_getbinval(tup, desc, 1, &id_null),
-						geom = SPI_getbinval(tup, desc, 2, &geom_null),
-						in_a = SPI_getbinval(tup, desc, 3, &in_a_null);
-			uint32		shape;
-
-			if (geom_null)
-				continue;
-			shape = PbDecodeGeometryDatum(geom, geomtype, PbSetsBatch(pr->sets), CALLER);
-			PbSetsAdd(pr->sets, shape, DatumGetBool(in_a), CALLER);
-			KeepId(pr, shape, id_null ? 0 : DatumGetInt64(id), id_null);
-		}
+		DecodeFetch(pr, SPI_tuptable, SPI_processed);
 		SPI_freetuptable(SPI_tuptable);
 		CHECK_FOR_INTERRUPTS();
 	}
@@ -163,6 +245,7 @@ pb_intersecting_pairs(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	memset(&pr, 0, sizeof(pr));
 	pr.cxt = AllocSetContextCreate(CurrentMemoryContext, CALLER, ALLOCSET_DEFAULT_SIZES);
+	pr.fetch_cxt = AllocSetContextCreate(pr.cxt, CALLER " fetch", ALLOCSET_DEFAULT_SIZES);
 	pr.sets = PbSetsCreate(pr.cxt);
 	pr.store = rsinfo->setResult;
 	pr.desc = rsinfo->setDesc;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/core/decode_values.h"
 #include "testutil.h"
 
 static const char *const gser_wkts[] = {
@@ -357,4 +358,96 @@ test_gser_truncated_and_fuzzed(void)
 		}
 	CHECK(nok > 0);
 	PbBatchFree(&b);
+}
+
+/* Stop PbDecodeValues at once (a cancel). */
+static int
+StopNow(void *arg)
+{
+	(void) arg;
+	return 1;
+}
+
+/*
+ * Values decoded on threads, a slice per job: the slices' batches, one
+ * after the other, hold exactly the shapes of a sequential decode; a
+ * slice stops at a bad value with its status (the values before it
+ * decoded, the other slices whole); a poll that stops is reported.
+ */
+void
+test_gser_values_on_threads(void)
+{
+	enum
+	{
+		NVALUES = 700, PER_SLICE = 64
+	};
+	const uint8_t *data[NVALUES];
+	size_t		len[NVALUES];
+	TBuf		bufs[NVALUES];
+	PbValueSlice slices[(NVALUES + PER_SLICE - 1) / PER_SLICE];
+	uint32_t	nslices = (NVALUES + PER_SLICE - 1) / PER_SLICE,
+				at = 0;
+	PbBatch		want;
+	PbRasterRun run = {4, 0, NULL, NULL};
+	const uint8_t bad[] = {0, 0, 0, 0, 0, 0, 0, 0};
+
+	PbBatchInit(&want, &PbMallocAllocator);
+	for (int i = 0; i < NVALUES; i++)
+	{
+		TGeom	   *g = TgParse(gser_wkts[i % 4]);
+		TGserOpt	o = {1 + i % 2, i % 3 == 0, 0, 0};
+		uint32_t	s;
+		PbError		err;
+
+		memset(&bufs[i], 0, sizeof(TBuf));
+		TgWriteGser(g, &o, &bufs[i]);
+		data[i] = bufs[i].p;
+		len[i] = bufs[i].n;
+		CHECK_INT(PbDecodeGserialized(&want, data[i], len[i], &s, &err), PB_OK);
+		TgFree(g);
+	}
+	for (uint32_t k = 0; k < nslices; k++)
+	{
+		slices[k].first = k * PER_SLICE;
+		slices[k].n = k * PER_SLICE + PER_SLICE <= NVALUES ? PER_SLICE : NVALUES - k * PER_SLICE;
+	}
+	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_R_OK);
+	for (uint32_t k = 0; k < nslices; k++)
+	{
+		CHECK_INT(slices[k].status, PB_OK);
+		CHECK_INT(slices[k].batch.nshapes, slices[k].n);
+		for (uint32_t i = 0; i < slices[k].batch.nshapes; i++, at++)
+		{
+			char		why[200];
+
+			if (!SameShape(&slices[k].batch, i, &want, at, 1, why, sizeof(why)))
+			{
+				pb_check_fail(__FILE__, __LINE__, "value %u: %s", at, why);
+				break;
+			}
+		}
+	}
+	CHECK_INT(at, NVALUES);
+	PbValueSlicesFree(slices, nslices);
+
+	/* a bad value 10 into the third slice */
+	data[2 * PER_SLICE + 10] = bad;
+	len[2 * PER_SLICE + 10] = sizeof(bad);
+	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_R_OK);
+	CHECK(slices[2].status != PB_OK);
+	CHECK_INT(slices[2].batch.nshapes, 10);
+	CHECK_INT(slices[1].status, PB_OK);
+	CHECK_INT(slices[3].batch.nshapes, PER_SLICE);
+	PbValueSlicesFree(slices, nslices);
+
+	/* stopped: reported; a slice is decoded whole (a worker took it first) or not at all */
+	run.poll = StopNow;
+	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_R_STOPPED);
+	for (uint32_t k = 0; k < nslices; k++)
+		if (k != 2)
+			CHECK(slices[k].batch.nshapes == 0 || slices[k].batch.nshapes == slices[k].n);
+	PbValueSlicesFree(slices, nslices);
+	for (int i = 0; i < NVALUES; i++)
+		TBufFree(&bufs[i]);
+	PbBatchFree(&want);
 }

@@ -49,6 +49,7 @@
 	X(test_gser_nonfinite) \
 	X(test_gser_curves_and_geography) \
 	X(test_gser_truncated_and_fuzzed) \
+	X(test_gser_values_on_threads) \
 	/* test_areas.c */ \
 	X(test_area_known_shapes) \
 	X(test_area_traced_masks) \

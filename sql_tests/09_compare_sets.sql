@@ -143,6 +143,12 @@ SELECT count(*) = (SELECT count(*) FROM postgis_pairs WHERE slide = 2 AND i > 0)
         WHERE p.i > 0 AND abs(x.area_intersection - p.i) <= 1e-9 * p.ap
           AND abs(x.area_a - p.ap) <= 1e-9 * p.ap AND abs(x.area_b - p.aq) <= 1e-9 * p.aq) = count(*) AS general_areas
 FROM gen_pairs;
+-- the same through the backend's sequential decoder (EWKB from the send function)
+SET pixelbox.force_ewkb = on;
+SELECT count(*) = (SELECT count(*) FROM gen_pairs) AS sequential_count,
+       count(*) FILTER (WHERE (x.*) NOT IN (SELECT g FROM gen_pairs g)) AS rows_not_identical
+FROM pb_intersecting_pairs('gen_a', 'id', 'geom', 'gen_b', 'id', 'geom') x;
+RESET pixelbox.force_ewkb;
 -- one table empty: no rows; NULL ids come out NULL, NULL polygons take no part
 CREATE TABLE empty_b (id bigint, geom geometry);
 SELECT count(*) AS rows_against_empty FROM pb_intersecting_pairs('gen_a', 'id', 'geom', 'empty_b', 'id', 'geom');

@@ -1,11 +1,12 @@
 /*
  * pair_rows.c: pb_intersecting_pairs(table_a, id_a, geom_a, table_b, id_b,
  * geom_b), the per-pair rows of two tables through the SCCG pipeline: the
- * rows are read with SPI, their polygons decoded on threads a fetch at a
- * time (decode_values.h), the pipeline pairs and computes them as
- * pb_compare_sets does, and every pair of positive intersection area
- * becomes a row (ids, the two polygons' areas, the intersection's area).
- * No PostgreSQL join.
+ * rows of both tables are read through SPI into a receiver of our own (no
+ * copy of whole tuples), their polygons copied and decoded on threads, a
+ * run of rows at a time (decode_values.h); the pipeline pairs and computes
+ * them as pb_compare_sets does, and every pair of positive intersection
+ * area becomes a row (ids, the two polygons' areas, the intersection's
+ * area).  No PostgreSQL join.
  */
 #include "postgres.h"
 
@@ -21,21 +22,35 @@
 #include "pixelbox.h"
 
 #define CALLER "pb_intersecting_pairs"
-#define FETCH_ROWS 16384		/* rows per cursor fetch */
+#define RUN_ROWS 16384			/* rows decoded together */
 #define SLICE_VALUES 512		/* polygons per thread job */
 
 /* The rows read so far and where the pairs go. */
 typedef struct PairRows
 {
 	MemoryContext cxt;			/* the sets and the ids live here */
-	MemoryContext fetch_cxt;	/* one fetch's values, reset after it */
 	SetsState  *sets;
 	int64	   *ids;			/* per shape: its row's id */
 	bool	   *id_null;
 	uint32		cap;
 	Tuplestorestate *store;
 	TupleDesc	desc;
+	/* the run of rows not decoded yet */
+	MemoryContext run_cxt;		/* their polygons' bytes, reset after each run */
+	Oid			geomtype;
+	uint32		n;
+	Datum		geoms[RUN_ROWS];	/* copies (plain varlena values) */
+	int64		run_ids[RUN_ROWS];
+	bool		run_id_null[RUN_ROWS],
+				run_in_a[RUN_ROWS];
 } PairRows;
+
+/* Where the query's rows go: a DestReceiver handing them to PairRows. */
+typedef struct RowReceiver
+{
+	DestReceiver pub;
+	PairRows   *pr;
+} RowReceiver;
 
 /* The schema-qualified, quoted name of a relation. */
 static char *
@@ -103,58 +118,36 @@ AddShape(PairRows *pr, uint32 i, bool in_a, int64 id, bool id_null)
 }
 
 /*
- * Decode the polygons of rows [0, nrows) of a fetch into the sets, in
- * order: on threads, a slice of values per job; when a slice stopped (a
- * value it cannot read, one only PostGIS's send function can, no memory)
- * the whole fetch is decoded here instead, so that the first bad value's
- * error is the one raised, as without threads.  Rows with a NULL polygon
- * take no part, as in pb_compare_sets.
+ * Decode the run of rows into the sets, in order: on threads, a slice of
+ * values per job; when a slice stopped (a value it cannot read, one only
+ * PostGIS's send function can, no memory) the whole run is decoded here
+ * instead, so that the first bad value's error is the one raised, as
+ * without threads.
  */
 static void
-DecodeFetch(PairRows *pr, SPITupleTable *tt, uint64 nrows)
+DecodeRun(PairRows *pr)
 {
-	TupleDesc	desc = tt->tupdesc;
-	Oid			geomtype = SPI_gettypeid(desc, 2);
-	MemoryContext old = MemoryContextSwitchTo(pr->fetch_cxt);
-	const uint8 **data = palloc(sizeof(uint8 *) * (nrows + 1));
-	size_t	   *len = palloc(sizeof(size_t) * (nrows + 1));
-	Datum	   *geoms = palloc(sizeof(Datum) * (nrows + 1));
-	int64	   *ids = palloc(sizeof(int64) * (nrows + 1));
-	bool	   *id_null = palloc(sizeof(bool) * (nrows + 1)),
-			   *in_a = palloc(sizeof(bool) * (nrows + 1));
-	uint32		m = 0,
-				nslices;
-	PbValueSlice *slices;
+	uint32		m = pr->n,
+				nslices = (m + SLICE_VALUES - 1) / SLICE_VALUES;
+	MemoryContext old = MemoryContextSwitchTo(pr->run_cxt);
+	const uint8 **data = palloc(sizeof(uint8 *) * (m + 1));
+	size_t	   *len = palloc(sizeof(size_t) * (m + 1));
+	PbValueSlice *slices = palloc0(sizeof(PbValueSlice) * (nslices + 1));
 	PbRasterRun run = {PbCpuThreads(), 0, Interrupted, NULL};
-	bool		threaded;
+	bool		threaded = !pb_force_ewkb;
 	PbBatch    *batch = PbSetsBatch(pr->sets);
 
-	for (uint64 r = 0; r < nrows; r++)
+	MemoryContextSwitchTo(old);
+	for (uint32 j = 0; j < m; j++)
 	{
-		bool		geom_null,
-					in_a_null;
-		Datum		id = SPI_getbinval(tt->vals[r], desc, 1, &id_null[m]);
-		struct varlena *v;
-
-		geoms[m] = SPI_getbinval(tt->vals[r], desc, 2, &geom_null);
-		in_a[m] = DatumGetBool(SPI_getbinval(tt->vals[r], desc, 3, &in_a_null));
-		if (geom_null)
-			continue;
-		v = PG_DETOAST_DATUM_PACKED(geoms[m]);
-		data[m] = (const uint8 *) VARDATA_ANY(v);
-		len[m] = VARSIZE_ANY_EXHDR(v);
-		ids[m] = id_null[m] ? 0 : DatumGetInt64(id);
-		m++;
+		data[j] = (const uint8 *) VARDATA_ANY(DatumGetPointer(pr->geoms[j]));
+		len[j] = VARSIZE_ANY_EXHDR(DatumGetPointer(pr->geoms[j]));
 	}
-	nslices = (m + SLICE_VALUES - 1) / SLICE_VALUES;
-	slices = palloc0(sizeof(PbValueSlice) * (nslices + 1));
 	for (uint32 i = 0; i < nslices; i++)
 	{
 		slices[i].first = i * SLICE_VALUES;
 		slices[i].n = Min(SLICE_VALUES, m - slices[i].first);
 	}
-	MemoryContextSwitchTo(old);
-	threaded = !pb_force_ewkb;
 	if (threaded && PbDecodeValues(data, len, slices, nslices, &run) == PB_R_STOPPED)
 	{
 		/* a cancel: raised here (were it not, the values are decoded below) */
@@ -175,7 +168,7 @@ DecodeFetch(PairRows *pr, SPITupleTable *tt, uint64 nrows)
 			{
 				uint32		j = slices[i].first + k;
 
-				AddShape(pr, base + k, in_a[j], ids[j], id_null[j]);
+				AddShape(pr, base + k, pr->run_in_a[j], pr->run_ids[j], pr->run_id_null[j]);
 			}
 		}
 	}
@@ -185,30 +178,88 @@ DecodeFetch(PairRows *pr, SPITupleTable *tt, uint64 nrows)
 	}
 	PG_END_TRY();
 	for (uint32 j = 0; !threaded && j < m; j++)
-		AddShape(pr, PbDecodeGeometryDatum(geoms[j], geomtype, batch, CALLER), in_a[j],
-				 ids[j], id_null[j]);
-	MemoryContextReset(pr->fetch_cxt);
+		AddShape(pr, PbDecodeGeometryDatum(pr->geoms[j], pr->geomtype, batch, CALLER),
+				 pr->run_in_a[j], pr->run_ids[j], pr->run_id_null[j]);
+	pr->n = 0;
+	MemoryContextReset(pr->run_cxt);
 }
 
-/* Read every row of the query through a cursor into the sets. */
+/*
+ * One row of the query: its polygon copied (the slot's bytes go with the
+ * next row) into the run, decoded when the run is full.  Rows with a NULL
+ * polygon take no part, as in pb_compare_sets.
+ */
+static bool
+ReceiveRow(TupleTableSlot *slot, DestReceiver *self)
+{
+	PairRows   *pr = ((RowReceiver *) self)->pr;
+	bool		id_null,
+				geom_null,
+				in_a_null;
+	Datum		id = slot_getattr(slot, 1, &id_null),
+				geom = slot_getattr(slot, 2, &geom_null),
+				in_a = slot_getattr(slot, 3, &in_a_null);
+	MemoryContext old;
+	struct varlena *v;
+
+	if (geom_null)
+		return true;
+	old = MemoryContextSwitchTo(pr->run_cxt);
+	v = PG_DETOAST_DATUM_PACKED(geom);
+	if ((Pointer) v == DatumGetPointer(geom))
+		v = memcpy(palloc(VARSIZE_ANY(v)), v, VARSIZE_ANY(v));
+	MemoryContextSwitchTo(old);
+	pr->geoms[pr->n] = PointerGetDatum(v);
+	pr->run_ids[pr->n] = id_null ? 0 : DatumGetInt64(id);
+	pr->run_id_null[pr->n] = id_null;
+	pr->run_in_a[pr->n] = DatumGetBool(in_a);
+	if (++pr->n == RUN_ROWS)
+		DecodeRun(pr);
+	return true;
+}
+
+/* The query starts: note its polygon column's type. */
+static void
+StartRows(DestReceiver *self, int operation, TupleDesc desc)
+{
+	((RowReceiver *) self)->pr->geomtype = TupleDescAttr(desc, 1)->atttypid;
+}
+
+/* The query is done: decode the last run. */
+static void
+EndRows(DestReceiver *self)
+{
+	PairRows   *pr = ((RowReceiver *) self)->pr;
+
+	if (pr->n > 0)
+		DecodeRun(pr);
+}
+
+/* Nothing to free: the receiver lives on the caller's stack. */
+static void
+DestroyRows(DestReceiver *self)
+{
+}
+
+/* Run the query with every row going to ReceiveRow, none copied by SPI. */
 static void
 ReadRows(PairRows *pr, const char *query)
 {
-	Portal		portal;
+	RowReceiver rcv = {{ReceiveRow, StartRows, EndRows, DestroyRows, DestNone}, pr};
+	SPIExecuteOptions opt;
+	SPIPlanPtr	plan;
+	int			rc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "%s: SPI_connect failed", CALLER);
-	portal = SPI_cursor_open_with_args(NULL, query, 0, NULL, NULL, NULL, true, 0);
-	for (;;)
-	{
-		SPI_cursor_fetch(portal, true, FETCH_ROWS);
-		if (SPI_processed == 0)
-			break;
-		DecodeFetch(pr, SPI_tuptable, SPI_processed);
-		SPI_freetuptable(SPI_tuptable);
-		CHECK_FOR_INTERRUPTS();
-	}
-	SPI_cursor_close(portal);
+	if ((plan = SPI_prepare(query, 0, NULL)) == NULL)
+		elog(ERROR, "%s: SPI_prepare failed: %s", CALLER, SPI_result_code_string(SPI_result));
+	memset(&opt, 0, sizeof(opt));
+	opt.read_only = true;
+	opt.dest = &rcv.pub;
+	/* a SELECT into a receiver tagged DestNone reports SPI_OK_UTILITY */
+	if ((rc = SPI_execute_plan_extended(plan, &opt)) < 0)
+		elog(ERROR, "%s: reading the tables failed: %s", CALLER, SPI_result_code_string(rc));
 	SPI_finish();
 }
 
@@ -239,18 +290,18 @@ Datum
 pb_intersecting_pairs(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	PairRows	pr;
 	char	   *query = RowsQuery(fcinfo);
+	PairRows   *pr = palloc0(sizeof(PairRows));	/* a run of rows: not on the stack */
 
 	InitMaterializedSRF(fcinfo, 0);
-	memset(&pr, 0, sizeof(pr));
-	pr.cxt = AllocSetContextCreate(CurrentMemoryContext, CALLER, ALLOCSET_DEFAULT_SIZES);
-	pr.fetch_cxt = AllocSetContextCreate(pr.cxt, CALLER " fetch", ALLOCSET_DEFAULT_SIZES);
-	pr.sets = PbSetsCreate(pr.cxt);
-	pr.store = rsinfo->setResult;
-	pr.desc = rsinfo->setDesc;
-	ReadRows(&pr, query);
-	PbSetsPairs(pr.sets, EmitPair, &pr, CALLER);
-	MemoryContextDelete(pr.cxt);
+	pr->cxt = AllocSetContextCreate(CurrentMemoryContext, CALLER, ALLOCSET_DEFAULT_SIZES);
+	pr->run_cxt = AllocSetContextCreate(pr->cxt, CALLER " rows", ALLOCSET_DEFAULT_SIZES);
+	pr->sets = PbSetsCreate(pr->cxt);
+	pr->store = rsinfo->setResult;
+	pr->desc = rsinfo->setDesc;
+	ReadRows(pr, query);
+	PbSetsPairs(pr->sets, EmitPair, pr, CALLER);
+	MemoryContextDelete(pr->cxt);
+	pfree(pr);
 	return (Datum) 0;
 }

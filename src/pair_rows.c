@@ -10,7 +10,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"

@@ -6,7 +6,8 @@ EXTENSION = pixelbox pixelbox_raster
 MODULE_big = pixelbox
 DATA = $(wildcard sql/pixelbox--*.sql sql/pixelbox_raster--*.sql)
 
-CORE_SRCS = $(wildcard src/core/*.c)
+CORE_SRCS = $(wildcard src/core/base/*.c src/core/geom/*.c src/core/sccg/*.c src/core/raster/*.c)
+CORE_HDRS = $(wildcard src/core/*/*.h)
 GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/pair_functions.c \
 	src/compare_agg.c src/device.c src/set_compare.c src/parallel_handoff.c src/file_input.c \
 	src/pair_rows.c \
@@ -48,11 +49,11 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) src/core/pb_core.h src/core/pb_raster.h src/core/pb_watershed.h
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) $(CORE_HDRS)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 # every object depends on every header (few, small): no stale struct layouts
-$(OBJS): $(wildcard src/*.h src/core/*.h cuda/*.h)
+$(OBJS): $(wildcard src/*.h cuda/*.h) $(CORE_HDRS)
 
 installcheck: build/regress/sql build/regress/expected bench/pbgen
 
@@ -73,11 +74,16 @@ build/regress-gpu/sql build/regress-gpu/expected:
 	ln -sfn ../../sql_tests/gpu build/regress-gpu/sql
 	ln -sfn ../../expected/gpu build/regress-gpu/expected
 
+# the layers' include directions (scripts/check-layers), and its own test
+check-layers:
+	scripts/check-layers
+	tests/check-layers-test
+
 # print the nvcc in use (empty for a CPU-only build), for scripts
 print-nvcc:
 	@echo $(NVCC)
 
-.PHONY: installcheck-gpu print-nvcc
+.PHONY: installcheck-gpu print-nvcc check-layers
 
 include tests/Makefile.tests
 include bench/Makefile.bench

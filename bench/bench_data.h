@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/core/pb_core.h"
+#include "../src/core/geom/pb_geom.h"
 
 /* One polygon read from a file, as GSERIALIZED and EWKB bytes. */
 typedef struct Poly

@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
-#include "../src/core/pipeline.h"
-#include "../src/core/tiling.h"
+#include "../src/core/sccg/pb_sccg.h"
 #include "bench_data.h"
 
 /* Both sets decoded into one batch; in_a[i] tells the set of shape i. */

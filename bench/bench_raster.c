@@ -220,13 +220,13 @@ static int
 ReconCpu(void *p, int index, char *err, size_t len)
 {
 	ReconCtx   *c = p;
-	PbRasterRun run = {c->a->threads, 0, NULL, NULL};
-	PbRasterStatus st = PbReconstructCpu(&c->marker, &c->mask, c->a->conn, c->a->op, &run);
+	PbRun run = {c->a->threads, 0, NULL, NULL};
+	PbStatus st = PbReconstructCpu(&c->marker, &c->mask, c->a->conn, c->a->op, &run);
 
 	(void) index;
-	if (st != PB_R_OK)
+	if (st != PB_OK)
 		snprintf(err, len, "PbReconstructCpu status %d", (int) st);
-	return st == PB_R_OK ? 0 : -1;
+	return st == PB_OK ? 0 : -1;
 }
 
 /* PbGpuReconstruct on the working marker, keeping the run's statistics. */
@@ -306,14 +306,14 @@ static int
 EdtCpu(void *p, int index, char *err, size_t len)
 {
 	EdtCtx	   *c = p;
-	PbRasterRun run = {c->a->threads, 0, NULL, NULL};
-	PbRasterStatus st = PbDistanceCpu(c->fg, c->a->width, c->a->height, 1.0, 1.0,
+	PbRun run = {c->a->threads, 0, NULL, NULL};
+	PbStatus st = PbDistanceCpu(c->fg, c->a->width, c->a->height, 1.0, 1.0,
 									  c->dist, NULL, &run);
 
 	(void) index;
-	if (st != PB_R_OK)
+	if (st != PB_OK)
 		snprintf(err, len, "PbDistanceCpu status %d", (int) st);
-	return st == PB_R_OK ? 0 : -1;
+	return st == PB_OK ? 0 : -1;
 }
 
 /* PbGpuDistance, unit spacing, no nearest pixels, keeping the statistics. */

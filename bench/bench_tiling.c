@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/tiling.h"
+#include "../src/core/sccg/pb_sccg.h"
 #include "bench_data.h"
 
 /* Fold len bytes into a 64-bit FNV-1a hash. */

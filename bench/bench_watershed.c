@@ -66,7 +66,7 @@
 #include <time.h>
 
 #include "../cuda/pb_raster_gpu.h"
-#include "../src/core/pb_watershed.h"
+#include "../src/core/raster/pb_raster.h"
 
 #ifdef PB_BENCH_CUDA
 #include <cuda_runtime_api.h>
@@ -347,7 +347,7 @@ BenchPrep(const Args *a)
 {
 	size_t		n = (size_t) a->width * a->height;
 	int64_t		count = (int64_t) ((double) n * NUCLEI_DENSITY);
-	PbRasterRun run = {a->threads, 0, NULL, NULL};
+	PbRun run = {a->threads, 0, NULL, NULL};
 	uint8_t    *q = Alloc(n);
 	uint8_t    *rec = Alloc(n);
 	float	   *dist = Alloc(sizeof(float) * n);
@@ -363,7 +363,7 @@ BenchPrep(const Args *a)
 	if (a->h < 1 || a->scale <= 0)
 		Die("prep needs --h >= 1 and --scale > 0", NULL);
 	DrawNuclei(q, a->width, a->height, a->seed, count);
-	if (PbDistanceCpu(q, a->width, a->height, 1.0, 1.0, dist, NULL, &run) != PB_R_OK)
+	if (PbDistanceCpu(q, a->width, a->height, 1.0, 1.0, dist, NULL, &run) != PB_OK)
 		Die("PbDistanceCpu failed", NULL);
 	for (size_t i = 0; i < n; i++)
 	{
@@ -372,7 +372,7 @@ BenchPrep(const Args *a)
 		fg += dist[i] > 0;
 	}
 	free(dist);
-	if (PbReconstructCpu(&marker, &mask, 8, PB_RECON_DILATE, &run) != PB_R_OK)
+	if (PbReconstructCpu(&marker, &mask, 8, PB_RECON_DILATE, &run) != PB_OK)
 		Die("PbReconstructCpu failed", NULL);
 	for (size_t i = 0; i < n; i++)
 		markers[i] = (q[i] > 0 && q[i] - rec[i] >= a->h) ? UINT32_MAX : 0;
@@ -432,14 +432,14 @@ static int
 WsCpu(void *p, int index, char *err, size_t len)
 {
 	WsCtx	   *c = p;
-	PbRasterRun run = {c->a->threads, 0, NULL, NULL};
-	PbRasterStatus st = PbWatershedCpu(&c->spec, c->labels, &run);
+	PbRun run = {c->a->threads, 0, NULL, NULL};
+	PbStatus st = PbWatershedCpu(&c->spec, c->labels, &run);
 
 	(void) index;
-	if (st != PB_R_OK)
+	if (st != PB_OK)
 		snprintf(err, len, "PbWatershedCpu status %d%s", (int) st,
-				 st == PB_R_NOMEM ? " (out of host memory)" : "");
-	return st == PB_R_OK ? 0 : -1;
+				 st == PB_ERR_NOMEM ? " (out of host memory)" : "");
+	return st == PB_OK ? 0 : -1;
 }
 
 /* PbGpuWatershed into the output, keeping the run's statistics. */
@@ -512,7 +512,7 @@ BenchWs(const Args *a)
 	size_t		n = (size_t) a->width * a->height;
 	WsCtx		c;
 	uint32_t   *ref = NULL;
-	PbRasterStatus st;
+	PbStatus st;
 
 	if (a->heights == NULL)
 		Die("ws needs --heights", NULL);
@@ -521,7 +521,7 @@ BenchWs(const Args *a)
 	c.spec.image = (PbImage) {a->width, a->height, PB_PIX_8BUI, ReadRaw(a->heights, n)};
 	c.spec.markers = a->markers ? ReadRaw(a->markers, sizeof(uint32_t) * n) : NULL;
 	c.spec.connectivity = a->conn;
-	if ((st = PbWatershedCheck(&c.spec)) != PB_R_OK)
+	if ((st = PbWatershedCheck(&c.spec)) != PB_OK)
 		Die("PbWatershedCheck rejects the input", NULL);
 	if (a->ref != NULL)
 		ref = ReadRaw(a->ref, sizeof(uint32_t) * n);

@@ -48,7 +48,7 @@ Emit(const GBatch &b, const GFilterPart &fp, uint32_t u, uint32_t v, float x,
 
 		/* set a holds the smaller indices */
 		if (k < b.found_cap)
-			b.found[k] = PbGpuFound{fp.part, min(u, v), max(u, v), 0};
+			b.found[k] = PbDeviceFound{fp.part, min(u, v), max(u, v), 0};
 	}
 }
 

@@ -47,7 +47,7 @@ struct GBatch
 	const GFilterPart *fparts;
 	uint32_t	nfparts;
 	uint32_t	filter_rows;	/* largest set of a filter part */
-	PbGpuFound *found;			/* filter output, part-local shape indices */
+	PbDeviceFound *found;			/* filter output, part-local shape indices */
 	unsigned long long found_cap;
 	unsigned long long *nfound; /* pairs found, also those beyond found_cap */
 };

@@ -23,7 +23,7 @@
 #include "pb_gpu.h"
 extern "C"
 {
-#include "../src/core/pb_raster.h"
+#include "../src/core/base/pb_base.h"
 }
 
 #define PACK_THREADS 8			/* threads packing one submission's parts */
@@ -84,7 +84,7 @@ struct PbGpu
 	void	   *h_in;			/* = h_slot[cur] */
 	int64_t    *h_out;			/* host pairs' areas, then the found count; pinned */
 	size_t		h_out_cap;
-	PbGpuFound *h_found;		/* found pairs with their areas, pinned */
+	PbDeviceFound *h_found;		/* found pairs with their areas, pinned */
 	size_t		h_found_cap;
 	Packing		pk;				/* of the submission in flight or done */
 	int			pixel_only;
@@ -206,7 +206,7 @@ GrowHost(void **buf, size_t *cap, size_t size)
  * nothing and are not given to the filter kernel); its set sizes if so.
  */
 static int
-FilterSets(const PbGpuPart *part, size_t *na, size_t *nb)
+FilterSets(const PbDevicePart *part, size_t *na, size_t *nb)
 {
 	size_t		n = part->batch->nshapes;
 
@@ -227,7 +227,7 @@ Layout(Packing *p)
 	p->off_pairs = p->off_count + Align(sizeof(unsigned long long));
 	p->in_bytes = p->off_pairs + p->nhost * sizeof(uint2);
 	p->off_found = Align(p->in_bytes);
-	p->off_out = p->off_found + Align(p->found_cap * sizeof(PbGpuFound));
+	p->off_out = p->off_found + Align(p->found_cap * sizeof(PbDeviceFound));
 	p->total = p->off_out + p->nhost * sizeof(long long);
 }
 
@@ -237,7 +237,7 @@ Layout(Packing *p)
  * tiles of nuclei meet few neighbours, and an overflow only costs a re-run.
  */
 static Packing
-PackingOf(const PbGpuPart *parts, uint32_t nparts)
+PackingOf(const PbDevicePart *parts, uint32_t nparts)
 {
 	Packing		p;
 
@@ -285,14 +285,14 @@ struct PackJob
 {
 	char	   *h;
 	const Packing *pk;
-	const PbGpuPart *parts;
+	const PbDevicePart *parts;
 	const PartAt *at;
 };
 
 /*
  * Pack part p where at[p] says: shapes, the rings and int points of its
  * PB_SHAPE_INT shapes, gathered shape by shape (the batch's arrays may
- * hold other parts' too: see PbGpuPart) and renumbered from the part's
+ * hold other parts' too: see PbDevicePart) and renumbered from the part's
  * first ring and point, the part's first shape, its filter part or its
  * host pairs (shifted to packed shape indices).  Other shapes get nrings
  * 0, which the kernels take as empty.
@@ -302,7 +302,7 @@ PackPart(void *arg, int64_t p)
 {
 	const PackJob *job = (const PackJob *) arg;
 	const Packing *pk = job->pk;
-	const PbGpuPart *part = &job->parts[p];
+	const PbDevicePart *part = &job->parts[p];
 	const PartAt *at = &job->at[p];
 	const PbBatch *b = part->batch;
 	GShape	   *shapes = (GShape *) job->h + at->s0;
@@ -361,13 +361,13 @@ PackPart(void *arg, int64_t p)
  * Returns 0, or -1 when the places could not be allocated.
  */
 static int
-Pack(char *h, const Packing *pk, const PbGpuPart *parts, uint32_t nparts)
+Pack(char *h, const Packing *pk, const PbDevicePart *parts, uint32_t nparts)
 {
 	PartAt	   *at = (PartAt *) malloc(sizeof(PartAt) * (nparts + 1));
 	PartAt		next = {0, 0, 0, 0, 0};
 	long		nf = 0;
 	PackJob		job = {h, pk, parts, at};
-	PbRasterRun run = {nparts < PACK_THREADS ? (int) nparts : PACK_THREADS, 0, NULL, NULL};
+	PbRun run = {nparts < PACK_THREADS ? (int) nparts : PACK_THREADS, 0, NULL, NULL};
 
 	if (at == NULL)
 		return -1;
@@ -392,23 +392,23 @@ Pack(char *h, const Packing *pk, const PbGpuPart *parts, uint32_t nparts)
 }
 
 /* The one part of a PbGpuSubmit: pairs pair_idx[0..n) of batch b. */
-static PbGpuPart
+static PbDevicePart
 OnePart(const PbBatch *b, const uint32_t *pair_idx, uint32_t n)
 {
-	PbGpuPart	part;
+	PbDevicePart	part;
 
 	memset(&part, 0, sizeof(part));
 	part.batch = b;
 	part.pairs = b->pairs;
 	part.pair_idx = pair_idx;
 	part.npairs = n;
-	PbGpuPartCount(&part);
+	PbDevicePartCount(&part);
 	return part;
 }
 
 /* The device bytes of the parts' packed form and results (see Packing). */
 extern "C" size_t
-PbGpuPartsBytes(const PbGpuPart *parts, uint32_t nparts)
+PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)
 {
 	return PackingOf(parts, nparts).total;
 }
@@ -417,7 +417,7 @@ PbGpuPartsBytes(const PbGpuPart *parts, uint32_t nparts)
 extern "C" size_t
 PbGpuPackedBytes(const PbBatch *b, uint32_t n)
 {
-	PbGpuPart	part = OnePart(b, NULL, n);
+	PbDevicePart	part = OnePart(b, NULL, n);
 
 	return PbGpuPartsBytes(&part, 1);
 }
@@ -463,7 +463,7 @@ Launch(PbGpu *g, char *err, size_t err_len)
 	gb.fparts = (const GFilterPart *) (d + pk->off_fparts);
 	gb.nfparts = (uint32_t) pk->nfparts;
 	gb.filter_rows = (uint32_t) pk->filter_rows;
-	gb.found = (PbGpuFound *) (d + pk->off_found);
+	gb.found = (PbDeviceFound *) (d + pk->off_found);
 	gb.found_cap = pk->found_cap;
 	gb.nfound = (unsigned long long *) (d + pk->off_count);
 	if ((e = cudaMemcpyAsync(d, g->h_in, pk->in_bytes, cudaMemcpyHostToDevice, g->stream)) != cudaSuccess ||
@@ -487,7 +487,7 @@ Launch(PbGpu *g, char *err, size_t err_len)
  * PbGpuStartStaged: the packing may overlap the submission in flight.
  */
 extern "C" int
-PbGpuStage(PbGpu *g, const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel,
+PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel kernel,
 		   char *err, size_t err_len)
 {
 	Packing		pk = PackingOf(parts, nparts);
@@ -544,7 +544,7 @@ PbGpuStartStaged(PbGpu *g, char *err, size_t err_len)
 
 /* Stage the parts and start them at once. */
 extern "C" int
-PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+PbGpuSubmitParts(PbGpu *g, const PbDevicePart *parts, uint32_t nparts,
 				 PbGpuKernel kernel, char *err, size_t err_len)
 {
 	if (PbGpuStage(g, parts, nparts, kernel, err, err_len) != 0)
@@ -557,7 +557,7 @@ extern "C" int
 PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 			PbGpuKernel kernel, char *err, size_t err_len)
 {
-	PbGpuPart	part = OnePart(b, pair_idx, n);
+	PbDevicePart	part = OnePart(b, pair_idx, n);
 
 	return PbGpuSubmitParts(g, &part, 1, kernel, err, err_len);
 }
@@ -587,9 +587,9 @@ KernelsDone(PbGpu *g, unsigned long long found, char *err, size_t err_len)
 	g->nfound = (uint32_t) found;
 	if (found == 0)
 		return 1;
-	if ((e = GrowHost((void **) &g->h_found, &g->h_found_cap, found * sizeof(PbGpuFound))) != cudaSuccess)
+	if ((e = GrowHost((void **) &g->h_found, &g->h_found_cap, found * sizeof(PbDeviceFound))) != cudaSuccess)
 		return Fail(err, err_len, "pinned host allocation failed", e);
-	if ((e = cudaMemcpyAsync(g->h_found, (char *) g->d_buf + g->pk.off_found, found * sizeof(PbGpuFound),
+	if ((e = cudaMemcpyAsync(g->h_found, (char *) g->d_buf + g->pk.off_found, found * sizeof(PbDeviceFound),
 							 cudaMemcpyDeviceToHost, g->stream)) != cudaSuccess)
 		return Fail(err, err_len, "copy of the found pairs failed", e);
 	g->state = GPU_FETCHING;
@@ -627,7 +627,7 @@ PbGpuResults(const PbGpu *g)
 
 /* The found pairs, fetched by KernelsDone. */
 extern "C" uint32_t
-PbGpuFoundPairs(const PbGpu *g, const PbGpuFound **found)
+PbGpuFoundPairs(const PbGpu *g, const PbDeviceFound **found)
 {
 	*found = g->h_found;
 	return g->nfound;

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/core/pb_core.h"
+#include "../src/core/sccg/device.h"
 
 #ifdef __cplusplus
 extern "C"
@@ -50,64 +50,6 @@ PbGpu	   *PbGpuOpen(size_t memory_budget, char *err, size_t err_len);
 void		PbGpuClose(PbGpu *g);
 
 /*
- * One source of work in a submission: the shapes of one batch and what to
- * compute on them.  Several parts (the tile tasks of a pipeline, say) go to
- * the device together, so small tasks still fill it.  Only the rings of
- * the batch's shapes are read (each shape's own, from ring_first), so its
- * ring and point arrays may hold others' too: a tile task's batch borrows
- * the arrays of the whole set.
- */
-typedef struct PbGpuPart
-{
-	const PbBatch *batch;		/* the part's shapes (only PB_SHAPE_INT ones are ever paired) */
-	uint32_t	nrings,			/* rings and points of its PB_SHAPE_INT shapes */
-				nipts;			/* (PbGpuPartCount), what the device gets */
-	const PbPair *pairs;		/* pairs to compute, indices into batch->shapes (filter == 0) */
-	const uint32_t *pair_idx;	/* if not NULL: compute pairs[pair_idx[k]], k < npairs */
-	uint32_t	npairs;
-
-	/*
-	 * filter != 0: ignore pairs; instead the device finds every pair (a, b)
-	 * with a < split <= b (shapes [0, split) are one set, [split, nshapes)
-	 * the other), both PB_SHAPE_INT, whose boxes rounded outward to float4
-	 * (as PostGIS stores them: xmin/ymin rounded down, xmax/ymax rounded up)
-	 * intersect as closed boxes, and whose reference point (max of the two
-	 * float xmins, max of the two float ymins) lies in the half-open window
-	 * ref: ref.xmin <= x < ref.xmax and ref.ymin <= y < ref.ymax (compared
-	 * in double), and computes their areas.
-	 */
-	int			filter;
-	uint32_t	split;
-	PbBox		ref;
-} PbGpuPart;
-
-/* Set part->nrings and part->nipts from its batch's shapes. */
-static inline void
-PbGpuPartCount(PbGpuPart *part)
-{
-	const PbBatch *b = part->batch;
-
-	part->nrings = 0;
-	part->nipts = 0;
-	for (uint32_t i = 0; i < b->nshapes; i++)
-		if (b->shapes[i].kind == PB_SHAPE_INT)
-			for (uint32_t r = 0; r < b->shapes[i].nrings; r++)
-			{
-				part->nrings++;
-				part->nipts += b->rings[b->shapes[i].ring_first + r].npoints;
-			}
-}
-
-/* One pair found by the device filter, with its area. */
-typedef struct PbGpuFound
-{
-	uint32_t	part;			/* index of the part in the submission */
-	uint32_t	a,
-				b;				/* shape indices in that part's batch */
-	int64_t		area;
-} PbGpuFound;
-
-/*
  * Start the work of parts[0..nparts): the intersection areas of the host
  * pairs of the non-filter parts, and the device filter and areas of the
  * filter parts.  Host pairs must be PB_SHAPE_INT on both sides (any other
@@ -116,7 +58,7 @@ typedef struct PbGpuFound
  * first.  Returns 0, or -1 with a reason (out of memory, launch failure,
  * submission larger than the budget).
  */
-int			PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+int			PbGpuSubmitParts(PbGpu *g, const PbDevicePart *parts, uint32_t nparts,
 							 PbGpuKernel kernel, char *err, size_t err_len);
 
 /*
@@ -127,7 +69,7 @@ int			PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
  * then gone, and starts the staged one.  Each returns 0, or -1 with a
  * reason; nothing is staged after a failed PbGpuStage.
  */
-int			PbGpuStage(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+int			PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts,
 					   PbGpuKernel kernel, char *err, size_t err_len);
 int			PbGpuStartStaged(PbGpu *g, char *err, size_t err_len);
 
@@ -136,7 +78,7 @@ int			PbGpuStartStaged(PbGpu *g, char *err, size_t err_len);
  * counting the initial room for the pairs the filter parts find.  When the
  * filter finds more, PbGpuPoll grows that room within the budget.
  */
-size_t		PbGpuPartsBytes(const PbGpuPart *parts, uint32_t nparts);
+size_t		PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts);
 
 /*
  * Start computing the intersection areas of the pairs pair_idx[0..n) of
@@ -167,7 +109,7 @@ const int64_t *PbGpuResults(const PbGpu *g);
  * After PbGpuPoll returned 1: the pairs the filter parts found (in no
  * particular order) in *found, and their number.
  */
-uint32_t	PbGpuFoundPairs(const PbGpu *g, const PbGpuFound **found);
+uint32_t	PbGpuFoundPairs(const PbGpu *g, const PbDeviceFound **found);
 
 /* Milliseconds the kernels of the last finished submission ran (for benchmarks). */
 double		PbGpuKernelMs(const PbGpu *g);

@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../src/core/pb_raster.h"
-#include "../src/core/pb_watershed.h"
+#include "../src/core/raster/image.h"
+#include "../src/core/raster/watershed.h"
 
 #ifdef __cplusplus
 extern "C"

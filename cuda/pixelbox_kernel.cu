@@ -281,7 +281,7 @@ BlockSum(long long v, long long *partial)
 __device__ static uint2
 FoundPair(const GBatch &b, uint32_t k)
 {
-	PbGpuFound	f = b.found[k];
+	PbDeviceFound	f = b.found[k];
 	uint32_t	base = b.part_base[f.part];
 
 	return make_uint2(base + f.a, base + f.b);

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "raster_gpu_common.cuh"
-#include "../src/core/pb_watershed.h"
+#include "../src/core/raster/watershed.h"
 
 #define WS_T 32					/* side of the pixel tile of one CA block */
 #define WS_THREADS 256			/* threads of a CA block (32 x 8, 4 rows each) */

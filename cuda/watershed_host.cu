@@ -20,7 +20,7 @@
 static void
 WsHostFor(int64_t n, PbParItemFn fn, void *arg)
 {
-	PbRasterRun run = {WS_HOST_THREADS, 0, NULL, NULL};
+	PbRun run = {WS_HOST_THREADS, 0, NULL, NULL};
 
 	PbParallelFor(&run, n, fn, arg);
 }

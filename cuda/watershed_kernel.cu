@@ -426,7 +426,7 @@ PbGpuWatershed(const PbWatershedSpec *spec, uint32_t *labels, size_t memory_budg
 	memset(&p, 0, sizeof(p));
 	if (stats)
 		*stats = st;
-	if (PbWatershedCheck(spec) != PB_R_OK || labels == NULL)
+	if (PbWatershedCheck(spec) != PB_OK || labels == NULL)
 	{
 		snprintf(err, err_len, "invalid watershed arguments (sizes, pixel type, connectivity or data)");
 		return -1;

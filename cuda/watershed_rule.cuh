@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "../src/core/pb_watershed.h"
+#include "../src/core/raster/watershed.h"
 
 #define WS_WALL PB_WS_INF		/* decoded level of a wall or NaN pixel */
 #define WS_SEED (PB_WS_INF - 1) /* decoded level of a seed (real ones are below) */

@@ -19,7 +19,7 @@
 #include "nodes/primnodes.h"
 #include "utils/lsyscache.h"
 
-#include "core/pb_accum.h"
+#include "core/geom/pb_geom.h"
 #include "pixelbox.h"
 
 #define PB_STATE_FORMAT 1		/* version byte of serialized states */

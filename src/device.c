@@ -24,7 +24,7 @@
 #include "utils/builtins.h"
 
 #include "../cuda/pb_gpu.h"
-#include "core/pipeline.h"
+#include "core/sccg/pb_sccg.h"
 #include "pixelbox.h"
 
 static PbGpu *gpu;				/* this backend's handle, or NULL */
@@ -207,7 +207,7 @@ static PipeGpu pipe_gpu;
 
 /* Device bytes a submission needs. */
 static size_t
-PipeBytes(void *ctx, const PbGpuPart *parts, uint32_t n)
+PipeBytes(void *ctx, const PbDevicePart *parts, uint32_t n)
 {
 	PipeGpu    *pg = (PipeGpu *) ctx;
 
@@ -216,7 +216,7 @@ PipeBytes(void *ctx, const PbGpuPart *parts, uint32_t n)
 
 /* Stage a submission (or fail as pixelbox.gpu_fault = submit says). */
 static int
-PipeStage(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_len)
+PipeStage(void *ctx, const PbDevicePart *parts, uint32_t n, char *err, size_t err_len)
 {
 	PipeGpu    *pg = (PipeGpu *) ctx;
 
@@ -268,7 +268,7 @@ PipeResults(void *ctx)
 
 /* Pairs the device's filter found. */
 static uint32_t
-PipeFound(void *ctx, const PbGpuFound **found)
+PipeFound(void *ctx, const PbDeviceFound **found)
 {
 	return PbGpuFoundPairs(((PipeGpu *) ctx)->gpu, found);
 }

@@ -25,8 +25,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
-#include "core/parse_files.h"
-#include "core/parse_text.h"
+#include "core/geom/pb_geom.h"
 #include "pixelbox.h"
 
 /* Called for every polygon of a file; shape is in the batch given to ReadFile. */
@@ -325,8 +324,8 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	FileList	fl = {0};
 	PbFileParse *files;
 	SetsState  *sets;
-	PbRasterRun run = {PbCpuThreads(), 0, FilesInterrupted, NULL};
-	PbRasterStatus st;
+	PbRun run = {PbCpuThreads(), 0, FilesInterrupted, NULL};
+	PbStatus st;
 
 	CheckFileAccess("pb_compare_files");
 	ListPaths(&fl, PG_GETARG_ARRAYTYPE_P(0), true);
@@ -338,7 +337,7 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		st = PbParseFiles(files, (uint32) fl.n, &run);
-		if (st == PB_R_STOPPED)
+		if (st == PB_ERR_STOPPED)
 		{
 			CHECK_FOR_INTERRUPTS();
 			elog(ERROR, "pb_compare_files: parsing stopped without a cancel");

@@ -40,7 +40,7 @@ PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 
 /* Unreachable without a handle; fail for safety. */
 int
-PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
+PbGpuSubmitParts(PbGpu *g, const PbDevicePart *parts, uint32_t nparts,
 				 PbGpuKernel kernel, char *err, size_t err_len)
 {
 	(void) g, (void) parts, (void) nparts, (void) kernel;
@@ -49,7 +49,7 @@ PbGpuSubmitParts(PbGpu *g, const PbGpuPart *parts, uint32_t nparts,
 
 /* Unreachable without a handle; fail for safety. */
 int
-PbGpuStage(PbGpu *g, const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel,
+PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel kernel,
 		   char *err, size_t err_len)
 {
 	(void) g, (void) parts, (void) nparts, (void) kernel;
@@ -66,7 +66,7 @@ PbGpuStartStaged(PbGpu *g, char *err, size_t err_len)
 
 /* Nothing is ever packed without CUDA. */
 size_t
-PbGpuPartsBytes(const PbGpuPart *parts, uint32_t nparts)
+PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)
 {
 	(void) parts, (void) nparts;
 	return 0;
@@ -98,7 +98,7 @@ PbGpuResults(const PbGpu *g)
 
 /* Unreachable without a handle: nothing found. */
 uint32_t
-PbGpuFoundPairs(const PbGpu *g, const PbGpuFound **found)
+PbGpuFoundPairs(const PbGpu *g, const PbDeviceFound **found)
 {
 	(void) g;
 	*found = NULL;

@@ -17,7 +17,7 @@
 #include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
-#include "core/decode_values.h"
+#include "core/geom/pb_geom.h"
 #include "pixelbox.h"
 
 #define CALLER "pb_intersecting_pairs"
@@ -132,7 +132,7 @@ DecodeRun(PairRows *pr)
 	const uint8 **data = palloc(sizeof(uint8 *) * (m + 1));
 	size_t	   *len = palloc(sizeof(size_t) * (m + 1));
 	PbValueSlice *slices = palloc0(sizeof(PbValueSlice) * (nslices + 1));
-	PbRasterRun run = {PbCpuThreads(), 0, Interrupted, NULL};
+	PbRun run = {PbCpuThreads(), 0, Interrupted, NULL};
 	bool		threaded = !pb_force_ewkb;
 	PbBatch    *batch = PbSetsBatch(pr->sets);
 
@@ -147,7 +147,7 @@ DecodeRun(PairRows *pr)
 		slices[i].first = i * SLICE_VALUES;
 		slices[i].n = Min(SLICE_VALUES, m - slices[i].first);
 	}
-	if (threaded && PbDecodeValues(data, len, slices, nslices, &run) == PB_R_STOPPED)
+	if (threaded && PbDecodeValues(data, len, slices, nslices, &run) == PB_ERR_STOPPED)
 	{
 		/* a cancel: raised here (were it not, the values are decoded below) */
 		PbValueSlicesFree(slices, nslices);

@@ -17,8 +17,8 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "core/oom.h"
-#include "core/pipeline.h"
+#include "core/base/pb_base.h"
+#include "core/sccg/pb_sccg.h"
 #include "pixelbox.h"
 
 /* Testing throttle: microseconds per task in the slowed stage. */
@@ -26,7 +26,7 @@
 /* Testing fault: the pool's allocations that succeed before they fail. */
 #define FAULT_ALLOCS 50
 
-struct PbRun
+struct PbPipeRun
 {
 	PbPipeline *pipe;
 	PbPipeDevice device;
@@ -64,7 +64,7 @@ InterruptArrived(void *ctx)
 static void
 RunCleanup(void *arg)
 {
-	PbRun	   *r = (PbRun *) arg;
+	PbPipeRun	   *r = (PbPipeRun *) arg;
 
 	if (r->pipe)
 	{
@@ -77,10 +77,10 @@ RunCleanup(void *arg)
 	r->has_device = false;
 }
 
-PbRun *
-PbRunStart(MemoryContext cxt, const char *caller)
+PbPipeRun *
+PbPipeRunStart(MemoryContext cxt, const char *caller)
 {
-	PbRun	   *r = MemoryContextAllocZero(cxt, sizeof(PbRun));
+	PbPipeRun	   *r = MemoryContextAllocZero(cxt, sizeof(PbPipeRun));
 	PbPipeConfig c;
 
 	r->caller = caller;
@@ -115,7 +115,7 @@ PbRunStart(MemoryContext cxt, const char *caller)
  * raise why (out of memory in a thread, or the cancel that stopped it).
  */
 static void
-RunStopped(PbRun *r)
+RunStopped(PbPipeRun *r)
 {
 	bool		oom = PbPipeOutOfMemory(r->pipe);
 
@@ -131,7 +131,7 @@ RunStopped(PbRun *r)
 
 /* Hand a task to the pipeline; errors (cancel, out of memory) are raised. */
 void
-PbRunFeed(PbRun *r, PbTask *t)
+PbPipeRunFeed(PbPipeRun *r, PbTask *t)
 {
 	if (!PbPipeFeed(r->pipe, t, InterruptArrived, NULL))
 		RunStopped(r);
@@ -139,7 +139,7 @@ PbRunFeed(PbRun *r, PbTask *t)
 }
 
 void
-PbRunAddTileTime(PbRun *r, double seconds)
+PbPipeRunAddTileTime(PbPipeRun *r, double seconds)
 {
 	r->tile_s += seconds;
 }
@@ -150,7 +150,7 @@ PbRunAddTileTime(PbRun *r, double seconds)
  * serialized states themselves (its handoff rows).
  */
 void
-PbRunAddMerge(PbRun *r, int64 chunks, double seconds, int64 shared, int64 in_state)
+PbPipeRunAddMerge(PbPipeRun *r, int64 chunks, double seconds, int64 shared, int64 in_state)
 {
 	r->merge_chunks += chunks;
 	r->merge_s += seconds;
@@ -159,7 +159,7 @@ PbRunAddMerge(PbRun *r, int64 chunks, double seconds, int64 shared, int64 in_sta
 }
 
 void
-PbRunFinish(PbRun *r, PbCompareAcc *acc)
+PbPipeRunFinish(PbPipeRun *r, PbCompareAcc *acc)
 {
 	if (!PbPipeFinish(r->pipe, InterruptArrived, NULL))
 		RunStopped(r);
@@ -181,7 +181,7 @@ PbRunFinish(PbRun *r, PbCompareAcc *acc)
 }
 
 void
-PbRunEnd(PbRun *r)
+PbPipeRunEnd(PbPipeRun *r)
 {
 	RunCleanup(r);
 }

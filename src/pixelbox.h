@@ -8,7 +8,7 @@
 #include "postgres.h"
 #include "fmgr.h"
 
-#include "core/pb_core.h"
+#include "core/geom/pb_geom.h"
 
 /* pixelbox.device */
 typedef enum PbDeviceSetting
@@ -98,16 +98,16 @@ extern void PbGpuPipeRelease(const void *owner);
 extern void PbGpuPipeFailed(const char *why, const char *caller);
 
 /* pipeline_run.c: one pipeline run in this backend */
-typedef struct PbRun PbRun;
+typedef struct PbPipeRun PbPipeRun;
 struct PbTask;
 struct PbCompareAcc;
-extern PbRun *PbRunStart(MemoryContext cxt, const char *caller);
-extern void PbRunFeed(PbRun *r, struct PbTask *t);
-extern void PbRunAddTileTime(PbRun *r, double seconds);
-extern void PbRunAddMerge(PbRun *r, int64 chunks, double seconds, int64 shared,
+extern PbPipeRun *PbPipeRunStart(MemoryContext cxt, const char *caller);
+extern void PbPipeRunFeed(PbPipeRun *r, struct PbTask *t);
+extern void PbPipeRunAddTileTime(PbPipeRun *r, double seconds);
+extern void PbPipeRunAddMerge(PbPipeRun *r, int64 chunks, double seconds, int64 shared,
 						  int64 in_state);
-extern void PbRunFinish(PbRun *r, struct PbCompareAcc *acc);
-extern void PbRunEnd(PbRun *r);
+extern void PbPipeRunFinish(PbPipeRun *r, struct PbCompareAcc *acc);
+extern void PbPipeRunEnd(PbPipeRun *r);
 
 /* compare_agg.c: the pb_comparison columns of a result */
 struct PbCompareResult;

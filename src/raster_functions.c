@@ -108,7 +108,7 @@ Reconstruct(PbRasterArg *marker, PbRasterArg *mask, int connectivity,
 				SetPixel(&mask->img, i, wall);
 			}
 	}
-	if (PbReconClip(&marker->img, &mask->img, op) != PB_R_OK)
+	if (PbReconClip(&marker->img, &mask->img, op) != PB_OK)
 		elog(ERROR, "%s: marker and mask images do not match", caller);
 	PbRunReconstruct(&marker->img, &mask->img, connectivity, op, caller);
 	if (mask->is_nodata)

@@ -6,8 +6,7 @@
 #define PB_RASTER_GLUE_H
 
 #include "pixelbox.h"
-#include "core/pb_watershed.h"
-#include "core/raster_wkb.h"
+#include "core/raster/pb_raster.h"
 
 /* One band of a raster WKB argument, read into compute-type pixels. */
 typedef struct PbRasterArg

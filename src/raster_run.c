@@ -21,10 +21,10 @@ RasterInterrupted(void *arg)
 }
 
 /* How the CPU runs: pixelbox.cpu_threads threads (0: one per CPU). */
-static PbRasterRun
+static PbRun
 CpuRun(void)
 {
-	PbRasterRun run;
+	PbRun run;
 
 	run.threads = PbCpuThreads();
 	run.tile = 0;
@@ -38,20 +38,20 @@ CpuRun(void)
  * (serviced here), out of memory is an error.
  */
 static void
-CheckStatus(PbRasterStatus st, const char *caller)
+CheckStatus(PbStatus st, const char *caller)
 {
-	if (st == PB_R_STOPPED)
+	if (st == PB_ERR_STOPPED)
 	{
 		CHECK_FOR_INTERRUPTS();
 		ereport(ERROR,
 				(errcode(ERRCODE_QUERY_CANCELED),
 				 errmsg("%s: canceled", caller)));
 	}
-	if (st == PB_R_NOMEM)
+	if (st == PB_ERR_NOMEM)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("%s: out of memory for scratch space", caller)));
-	if (st != PB_R_OK)
+	if (st != PB_OK)
 		elog(ERROR, "%s: invalid arguments to the raster core (status %d)", caller, (int) st);
 }
 
@@ -63,7 +63,7 @@ void
 PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 				 PbReconOp op, const char *caller)
 {
-	PbRasterRun run = CpuRun();
+	PbRun run = CpuRun();
 
 	if (PbGpuRasterWanted(caller))
 	{
@@ -77,7 +77,7 @@ PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 		if (st == 0)
 			return;
 		if (st == 1)
-			CheckStatus(PB_R_STOPPED, caller);
+			CheckStatus(PB_ERR_STOPPED, caller);
 		/* the marker holds a partial reconstruction: the CPU finishes it */
 		PbGpuRasterFailed(caller, err);
 	}
@@ -89,7 +89,7 @@ void
 PbRunDistance(const uint8 *fg, int32 width, int32 height, double sy, double sx,
 			  float *dist, int64 *nearest, const char *caller)
 {
-	PbRasterRun run = CpuRun();
+	PbRun run = CpuRun();
 
 	if (PbGpuRasterWanted(caller))
 	{
@@ -104,7 +104,7 @@ PbRunDistance(const uint8 *fg, int32 width, int32 height, double sy, double sx,
 		if (st == 0)
 			return;
 		if (st == 1)
-			CheckStatus(PB_R_STOPPED, caller);
+			CheckStatus(PB_ERR_STOPPED, caller);
 		PbGpuRasterFailed(caller, err);
 	}
 	CheckStatus(PbDistanceCpu(fg, width, height, sy, sx, dist, (int64_t *) nearest, &run),
@@ -118,7 +118,7 @@ PbRunDistance(const uint8 *fg, int32 width, int32 height, double sy, double sx,
 void
 PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels, const char *caller)
 {
-	PbRasterRun run = CpuRun();
+	PbRun run = CpuRun();
 
 	CheckStatus(PbWatershedCheck(spec), caller);
 	if (PbGpuRasterWanted(caller))
@@ -132,7 +132,7 @@ PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels, const char *caller)
 		if (st == 0)
 			return;
 		if (st == 1)
-			CheckStatus(PB_R_STOPPED, caller);
+			CheckStatus(PB_ERR_STOPPED, caller);
 		PbGpuRasterFailed(caller, err);
 	}
 	CheckStatus(PbWatershedCpu(spec, labels, &run), caller);

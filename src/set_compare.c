@@ -23,10 +23,8 @@
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 
-#include "core/pb_accum.h"
-#include "core/pipeline.h"
-#include "core/shape_pack.h"
-#include "core/tiling.h"
+#include "core/geom/pb_geom.h"
+#include "core/sccg/pb_sccg.h"
 #include "parallel_handoff.h"
 #include "pixelbox.h"
 
@@ -530,19 +528,19 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void
 		const char *caller)
 {
 	PbTiling	tl;
-	PbRun	   *run;
+	PbPipeRun	   *run;
 	double		t0 = NowSeconds();
 
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
-	run = PbRunStart((MemoryContext) s->mem.ctx, caller);
-	PbRunAddTileTime(run, NowSeconds() - t0);
-	PbRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_chunks, s->inline_chunks);
+	run = PbPipeRunStart((MemoryContext) s->mem.ctx, caller);
+	PbPipeRunAddTileTime(run, NowSeconds() - t0);
+	PbPipeRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_chunks, s->inline_chunks);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 	{
 		tl.tasks[k].keep_pairs = emit != NULL;
-		PbRunFeed(run, &tl.tasks[k]);
+		PbPipeRunFeed(run, &tl.tasks[k]);
 	}
-	PbRunFinish(run, acc);
+	PbPipeRunFinish(run, acc);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 	{
 		const PbTask *t = &tl.tasks[k];
@@ -556,7 +554,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void
 			emit(ctx, t->src_ids[t->kept[i].a], t->src_ids[t->kept[i].b], t->kept[i].area);
 		}
 	}
-	PbRunEnd(run);
+	PbPipeRunEnd(run);
 	PbTilingFree(&tl, &s->mem);
 }
 

@@ -25,8 +25,8 @@
 #include "funcapi.h"
 #include "utils/hsearch.h"
 
-#include "core/pb_accum.h"
-#include "core/pipeline.h"
+#include "core/geom/pb_geom.h"
+#include "core/sccg/pb_sccg.h"
 #include "pixelbox.h"
 
 /* One tile: its polygons so far (the newest batch holds them all). */
@@ -51,7 +51,7 @@ typedef struct TileSets
 	PbAllocator mem;
 	HTAB	   *tiles;
 	TileEntry  *open;			/* the tile rows go to now */
-	PbRun	   *run;			/* NULL until the streaming run starts */
+	PbPipeRun	   *run;			/* NULL until the streaming run starts */
 	PbTask	  **tasks;			/* every task made */
 	const uint32 **task_gid;	/* per task: shape numbers of its source batch */
 	uint32		ntasks,
@@ -149,9 +149,9 @@ static void
 FeedPending(TileSets *s)
 {
 	if (s->run == NULL)
-		s->run = PbRunStart(s->cxt, "pb_compare_sets");
+		s->run = PbPipeRunStart(s->cxt, "pb_compare_sets");
 	while (s->nfed < s->ntasks)
-		PbRunFeed(s->run, s->tasks[s->nfed++]);
+		PbPipeRunFeed(s->run, s->tasks[s->nfed++]);
 }
 
 /*
@@ -290,7 +290,7 @@ pb_compare_tiles_finalfn(PG_FUNCTION_ARGS)
 			CloseTile(s, s->open);
 		s->open = NULL;
 		FeedPending(s);
-		PbRunFinish(s->run, &acc);
+		PbPipeRunFinish(s->run, &acc);
 		for (uint32 k = 0; k < s->ntasks; k++)
 		{
 			const PbTask *t = s->tasks[k];
@@ -299,7 +299,7 @@ pb_compare_tiles_finalfn(PG_FUNCTION_ARGS)
 				if (t->hit[i])
 					matched[s->task_gid[k][t->src_ids[i]]] = 1;
 		}
-		PbRunEnd(s->run);
+		PbPipeRunEnd(s->run);
 		s->run = NULL;
 		ReleaseStreaming(s);
 		for (uint32 i = 0; i < s->nshapes; i++)

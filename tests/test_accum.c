@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/pb_accum.h"
-#include "../src/core/pb_core.h"
+#include "../src/core/geom/accum.h"
+#include "../src/core/geom/pb_geom.h"
 #include "harness.h"
 
 /* Sum of n doubles in the given order. */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/pb_raster.h"
+#include "../src/core/raster/pb_raster.h"
 #include "harness.h"
 
 /* The spacings (sy, sx) every comparison runs with. */
@@ -102,12 +102,12 @@ CheckAgainstBrute(const uint8_t *fg, int w, int h, double sy, double sx,
 	int64_t    *near = XMalloc((size_t) n * sizeof(int64_t));
 	double	   *want2 = XMalloc((size_t) n * sizeof(double));
 	int64_t    *want_near = XMalloc((size_t) n * sizeof(int64_t));
-	PbRasterRun run = {threads, 0, NULL, NULL};
+	PbRun run = {threads, 0, NULL, NULL};
 	int			unit = sy == 1.0 && sx == 1.0;
 
 	BruteEdt(fg, w, h, sy, sx, want2, want_near);
-	CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, dist, near, &run), PB_R_OK);
-	CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, dist2, NULL, &run), PB_R_OK);
+	CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, dist, near, &run), PB_OK);
+	CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, dist2, NULL, &run), PB_OK);
 	for (int64_t i = 0; i < n && pb_test_failures() < 5; i++)
 	{
 		float		want = (float) sqrt(want2[i]);
@@ -237,14 +237,14 @@ test_edt_all_background(void)
 	uint8_t    *fg = calloc((size_t) w * h, 1);
 	float	   *dist = XMalloc((size_t) w * h * sizeof(float));
 	int64_t    *near = XMalloc((size_t) w * h * sizeof(int64_t));
-	PbRasterRun run = {3, 0, NULL, NULL};
+	PbRun run = {3, 0, NULL, NULL};
 
 	if (fg == NULL)
 		abort();
 	for (int s = 0; s < NSPACINGS; s++)
 	{
 		CHECK_INT(PbDistanceCpu(fg, w, h, spacings[s][0], spacings[s][1], dist,
-								near, &run), PB_R_OK);
+								near, &run), PB_OK);
 		for (int64_t i = 0; i < (int64_t) w * h; i++)
 		{
 			CHECK(dist[i] == 0.0f);
@@ -268,7 +268,7 @@ test_edt_all_foreground(void)
 	uint8_t    *fg = XMalloc((size_t) w * h);
 	float	   *dist = XMalloc((size_t) w * h * sizeof(float));
 	int64_t    *near = XMalloc((size_t) w * h * sizeof(int64_t));
-	PbRasterRun run = {2, 0, NULL, NULL};
+	PbRun run = {2, 0, NULL, NULL};
 
 	memset(fg, 7, (size_t) w * h);
 	for (int s = 0; s < NSPACINGS; s++)
@@ -276,7 +276,7 @@ test_edt_all_foreground(void)
 		double		sy = spacings[s][0],
 					sx = spacings[s][1];
 
-		CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, dist, near, &run), PB_R_OK);
+		CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, dist, near, &run), PB_OK);
 		for (int y = 0; y < h; y++)
 			for (int x = 0; x < w; x++)
 			{
@@ -287,7 +287,7 @@ test_edt_all_foreground(void)
 			}
 	}
 	/* 1x1: the spacing of the row */
-	CHECK_INT(PbDistanceCpu(fg, 1, 1, 2.5, 0.5, dist, near, &run), PB_R_OK);
+	CHECK_INT(PbDistanceCpu(fg, 1, 1, 2.5, 0.5, dist, near, &run), PB_OK);
 	CHECK(dist[0] == 2.5f);
 	free(fg);
 	free(dist);
@@ -305,7 +305,7 @@ test_edt_corner_pixel(void)
 	float	   *dist = XMalloc((size_t) n * sizeof(float));
 	int64_t    *near = XMalloc((size_t) n * sizeof(int64_t));
 	int64_t		corners[4] = {0, w - 1, n - w, n - 1};
-	PbRasterRun run = {2, 0, NULL, NULL};
+	PbRun run = {2, 0, NULL, NULL};
 
 	for (int c = 0; c < 4; c++)
 		for (int s = 0; s < NSPACINGS; s++)
@@ -317,7 +317,7 @@ test_edt_corner_pixel(void)
 			memset(fg, 1, (size_t) n);
 			fg[k] = 0;
 			pb_test_context("corner %d spacing (%g, %g)", c, sy, sx);
-			CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, dist, near, &run), PB_R_OK);
+			CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, dist, near, &run), PB_OK);
 			for (int64_t i = 0; i < n && pb_test_failures() < 5; i++)
 			{
 				float		want = (float) sqrt(SqDist(i / w, i % w, k / w, k % w, sy, sx));
@@ -343,10 +343,10 @@ test_edt_power_of_two_spacing(void)
 	float	   *d4 = XMalloc((size_t) w * h * sizeof(float));
 	int64_t    *n1 = XMalloc((size_t) w * h * sizeof(int64_t));
 	int64_t    *n4 = XMalloc((size_t) w * h * sizeof(int64_t));
-	PbRasterRun run = {1, 0, NULL, NULL};
+	PbRun run = {1, 0, NULL, NULL};
 
-	CHECK_INT(PbDistanceCpu(fg, w, h, 1.0, 1.0, d1, n1, &run), PB_R_OK);
-	CHECK_INT(PbDistanceCpu(fg, w, h, 4.0, 4.0, d4, n4, &run), PB_R_OK);
+	CHECK_INT(PbDistanceCpu(fg, w, h, 1.0, 1.0, d1, n1, &run), PB_OK);
+	CHECK_INT(PbDistanceCpu(fg, w, h, 4.0, 4.0, d4, n4, &run), PB_OK);
 	for (int64_t i = 0; i < (int64_t) w * h; i++)
 	{
 		CHECK(d4[i] == 4.0f * d1[i]);
@@ -379,16 +379,16 @@ test_edt_threads_agree(void)
 
 		for (int s = 0; s < NSPACINGS; s++)
 		{
-			PbRasterRun run = {1, 0, NULL, NULL};
+			PbRun run = {1, 0, NULL, NULL};
 
 			CHECK_INT(PbDistanceCpu(fg, w, h, spacings[s][0], spacings[s][1],
-									d1, n1, &run), PB_R_OK);
+									d1, n1, &run), PB_OK);
 			for (int t = 2; t <= 8; t++)
 			{
 				pb_test_context("%dx%d spacing %d threads %d", w, h, s, t);
 				run.threads = t;
 				CHECK_INT(PbDistanceCpu(fg, w, h, spacings[s][0], spacings[s][1],
-										dt, nt, &run), PB_R_OK);
+										dt, nt, &run), PB_OK);
 				CHECK(memcmp(d1, dt, (size_t) n * sizeof(float)) == 0);
 				CHECK(memcmp(n1, nt, (size_t) n * sizeof(int64_t)) == 0);
 			}
@@ -418,7 +418,7 @@ CountingPoll(void *arg)
 	return p->stop_at > 0 && p->calls >= p->stop_at;
 }
 
-/* A poll asking to stop gives PB_R_STOPPED promptly, in either pass. */
+/* A poll asking to stop gives PB_ERR_STOPPED promptly, in either pass. */
 void
 test_edt_poll_stop(void)
 {
@@ -429,13 +429,13 @@ test_edt_poll_stop(void)
 	uint8_t    *fg = RandomMask(&r, w, h, 0.01);
 	float	   *dist = XMalloc((size_t) n * sizeof(float));
 	float	   *ref = XMalloc((size_t) n * sizeof(float));
-	PbRasterRun one = {1, 0, NULL, NULL};
+	PbRun one = {1, 0, NULL, NULL};
 
-	CHECK_INT(PbDistanceCpu(fg, w, h, 0.3, 1.7, ref, NULL, &one), PB_R_OK);
+	CHECK_INT(PbDistanceCpu(fg, w, h, 0.3, 1.7, ref, NULL, &one), PB_OK);
 	for (int threads = 1; threads <= 3; threads++)
 	{
 		PollCount	never = {0, 0};
-		PbRasterRun run = {threads, 0, CountingPoll, &never};
+		PbRun run = {threads, 0, CountingPoll, &never};
 		/*
 		 * One thread polls 12 times in the column pass (11 items) and 8 in
 		 * the row pass (7 items of 93 rows); with more threads the caller
@@ -445,7 +445,7 @@ test_edt_poll_stop(void)
 		int			nstops = threads == 1 ? 5 : 2;
 
 		pb_test_context("threads %d", threads);
-		CHECK_INT(PbDistanceCpu(fg, w, h, 0.3, 1.7, dist, NULL, &run), PB_R_OK);
+		CHECK_INT(PbDistanceCpu(fg, w, h, 0.3, 1.7, dist, NULL, &run), PB_OK);
 		CHECK(never.calls > 0);
 		CHECK(memcmp(dist, ref, (size_t) n * sizeof(float)) == 0);
 		for (int k = 0; k < nstops; k++)
@@ -455,7 +455,7 @@ test_edt_poll_stop(void)
 			run.poll_arg = &pc;
 			pb_test_context("threads %d stop at poll %d", threads, stops[k]);
 			CHECK_INT(PbDistanceCpu(fg, w, h, 0.3, 1.7, dist, NULL, &run),
-					  PB_R_STOPPED);
+					  PB_ERR_STOPPED);
 			CHECK_INT(pc.calls, stops[k]);
 		}
 	}
@@ -464,32 +464,32 @@ test_edt_poll_stop(void)
 	free(ref);
 }
 
-/* Invalid sizes, spacing and buffers are PB_R_BADARG; empty images are fine. */
+/* Invalid sizes, spacing and buffers are PB_ERR_BADARG; empty images are fine. */
 void
 test_edt_badarg(void)
 {
 	uint8_t		fg[4] = {0, 1, 1, 0};
 	float		dist[4];
 	int64_t		near[4];
-	PbRasterRun run = {1, 0, NULL, NULL};
+	PbRun run = {1, 0, NULL, NULL};
 
-	CHECK_INT(PbDistanceCpu(fg, -1, 2, 1, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, -1, 1, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 65536, 1, 1, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 1, 65536, 1, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, 0, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, 0, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, -1, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, -2.5, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, NAN, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, NAN, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, INFINITY, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, INFINITY, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(NULL, 2, 2, 1, 1, dist, near, &run), PB_R_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, 1, NULL, near, &run), PB_R_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, -1, 2, 1, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, -1, 1, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 65536, 1, 1, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 1, 65536, 1, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, 0, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, 0, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, -1, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, -2.5, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, NAN, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, NAN, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, INFINITY, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, INFINITY, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(NULL, 2, 2, 1, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, 1, NULL, near, &run), PB_ERR_BADARG);
 	/* empty images need no buffers; nearest and run may be NULL */
-	CHECK_INT(PbDistanceCpu(NULL, 0, 5, 1, 1, NULL, NULL, &run), PB_R_OK);
-	CHECK_INT(PbDistanceCpu(NULL, 5, 0, 1, 1, NULL, NULL, &run), PB_R_OK);
-	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, 1, dist, NULL, NULL), PB_R_OK);
+	CHECK_INT(PbDistanceCpu(NULL, 0, 5, 1, 1, NULL, NULL, &run), PB_OK);
+	CHECK_INT(PbDistanceCpu(NULL, 5, 0, 1, 1, NULL, NULL, &run), PB_OK);
+	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, 1, dist, NULL, NULL), PB_OK);
 	CHECK(dist[0] == 0.0f && dist[1] == 1.0f && dist[2] == 1.0f && dist[3] == 0.0f);
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../cuda/pb_gpu.h"
-#include "../src/core/hilbert_rtree.h"
+#include "../src/core/sccg/pb_sccg.h"
 #include "testutil.h"
 
 static PbGpu *gpu;
@@ -265,11 +265,11 @@ test_gpu_budget_error(void)
  * failed check) when the GPU failed; the reason in err when err is given.
  */
 static int64_t *
-RunPartsOn(PbGpu *h, const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel,
-		   PbGpuFound **found, uint32_t *nfound, char *err, size_t err_len)
+RunPartsOn(PbGpu *h, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel kernel,
+		   PbDeviceFound **found, uint32_t *nfound, char *err, size_t err_len)
 {
 	size_t		nhost = 0;
-	const PbGpuFound *f;
+	const PbDeviceFound *f;
 	int64_t    *out;
 	int			st;
 
@@ -286,9 +286,9 @@ RunPartsOn(PbGpu *h, const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel
 	out = malloc(sizeof(int64_t) * (nhost + 1));
 	memcpy(out, PbGpuResults(h), sizeof(int64_t) * nhost);
 	*nfound = PbGpuFoundPairs(h, &f);
-	*found = malloc(sizeof(PbGpuFound) * (*nfound + 1));
+	*found = malloc(sizeof(PbDeviceFound) * (*nfound + 1));
 	if (*nfound > 0)
-		memcpy(*found, f, sizeof(PbGpuFound) * *nfound);
+		memcpy(*found, f, sizeof(PbDeviceFound) * *nfound);
 	return out;
 }
 
@@ -296,7 +296,7 @@ RunPartsOn(PbGpu *h, const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel
 static int
 CmpFound(const void *x, const void *y)
 {
-	const PbGpuFound *p = x,
+	const PbDeviceFound *p = x,
 			   *q = y;
 
 	if (p->part != q->part)
@@ -312,7 +312,7 @@ CmpFound(const void *x, const void *y)
  * reference-point window, in (a, b) order, with their CPU areas.
  */
 static void
-BruteFilter(const PbGpuPart *part, uint32_t pi, PbScratch *sc, PbGpuFound **out,
+BruteFilter(const PbDevicePart *part, uint32_t pi, PbScratch *sc, PbDeviceFound **out,
 			uint32_t *n, uint32_t *cap)
 {
 	const PbBatch *b = part->batch;
@@ -339,9 +339,9 @@ BruteFilter(const PbGpuPart *part, uint32_t pi, PbScratch *sc, PbGpuFound **out,
 			if (*n == *cap)
 			{
 				*cap = *cap * 2 + 64;
-				*out = realloc(*out, sizeof(PbGpuFound) * *cap);
+				*out = realloc(*out, sizeof(PbDeviceFound) * *cap);
 			}
-			(*out)[(*n)++] = (PbGpuFound) {pi, i, j,
+			(*out)[(*n)++] = (PbDeviceFound) {pi, i, j,
 				(int64_t) PbIntersectionArea(sc, b, i, j, PB_METHOD_AUTO)};
 		}
 }
@@ -352,10 +352,10 @@ BruteFilter(const PbGpuPart *part, uint32_t pi, PbScratch *sc, PbGpuFound **out,
  * (exactly once each) against BruteFilter.  Returns how many were found.
  */
 static uint32_t
-CheckParts(const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel)
+CheckParts(const PbDevicePart *parts, uint32_t nparts, PbGpuKernel kernel)
 {
 	PbScratch	sc;
-	PbGpuFound *found,
+	PbDeviceFound *found,
 			   *want = NULL;
 	uint32_t	nfound,
 				nwant = 0,
@@ -375,7 +375,7 @@ CheckParts(const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel)
 	PbScratchInit(&sc, &PbMallocAllocator);
 	for (uint32_t i = 0; i < nparts; i++)
 	{
-		const PbGpuPart *p = &parts[i];
+		const PbDevicePart *p = &parts[i];
 
 		if (p->filter)
 		{
@@ -392,7 +392,7 @@ CheckParts(const PbGpuPart *parts, uint32_t nparts, PbGpuKernel kernel)
 							  i, j, pr.a, pr.b, (long long) out[k], cpu);
 		}
 	}
-	qsort(found, nfound, sizeof(PbGpuFound), CmpFound);
+	qsort(found, nfound, sizeof(PbDeviceFound), CmpFound);
 	CHECK_INT(nfound, nwant);
 	for (uint32_t i = 0; i < nfound && i < nwant; i++)
 		if (CmpFound(&found[i], &want[i]) != 0 || found[i].area != want[i].area)
@@ -467,32 +467,32 @@ AddNearPairs(PbBatch *b, Rng *r, int n, uint32_t lo, uint32_t hi)
 }
 
 /* A filter part of b: set a = [0, split), window ref. */
-static PbGpuPart
+static PbDevicePart
 FilterPart(const PbBatch *b, uint32_t split, PbBox ref)
 {
-	PbGpuPart	p;
+	PbDevicePart	p;
 
 	memset(&p, 0, sizeof(p));
 	p.batch = b;
 	p.filter = 1;
 	p.split = split;
 	p.ref = ref;
-	PbGpuPartCount(&p);
+	PbDevicePartCount(&p);
 	return p;
 }
 
 /* A host-pair part: pairs (or pairs[idx[k]]) of b. */
-static PbGpuPart
+static PbDevicePart
 HostPart(const PbBatch *b, const PbPair *pairs, const uint32_t *idx, uint32_t n)
 {
-	PbGpuPart	p;
+	PbDevicePart	p;
 
 	memset(&p, 0, sizeof(p));
 	p.batch = b;
 	p.pairs = pairs;
 	p.pair_idx = idx;
 	p.npairs = n;
-	PbGpuPartCount(&p);
+	PbDevicePartCount(&p);
 	return p;
 }
 
@@ -510,7 +510,7 @@ test_gpu_parts_host_pairs(void)
 	PbBatch		b[4];
 	PbPair		own[500];
 	uint32_t	idx[700];
-	PbGpuPart	parts[5];
+	PbDevicePart	parts[5];
 
 	for (int i = 0; i < 4; i++)
 	{
@@ -550,7 +550,7 @@ test_gpu_filter_parts(void)
 	PbBatch		b,
 				none,
 				far;
-	PbGpuPart	parts[13];
+	PbDevicePart	parts[13];
 	uint32_t	nall;
 
 	PbBatchInit(&b, &PbMallocAllocator);
@@ -631,7 +631,7 @@ test_gpu_parts_borrowed_arrays(void)
 	Rng			r = {0xb0770};
 	PbBatch		src,
 				v[3];
-	PbGpuPart	parts[3];
+	PbDevicePart	parts[3];
 	uint32_t   *ids = malloc(sizeof(uint32_t) * 2000);
 	uint32_t	n[3] = {900, 700, 0};
 
@@ -686,15 +686,15 @@ test_gpu_stage_while_running(void)
 {
 	Rng			r = {0x57a6e};
 	PbBatch		b;
-	PbGpuPart	host,
+	PbDevicePart	host,
 				filt;
-	PbGpuFound *want_found;
+	PbDeviceFound *want_found;
 	uint32_t	nwant,
 				nfound,
 				nhost_found;
 	int64_t    *want_areas;
 	const int64_t *areas;
-	const PbGpuFound *found;
+	const PbDeviceFound *found;
 	char		err[256];
 
 	PbBatchInit(&b, &PbMallocAllocator);
@@ -726,14 +726,14 @@ test_gpu_stage_while_running(void)
 	CHECK_INT(PbGpuStartStaged(gpu, err, sizeof(err)), 0);
 	if (WaitGpu(gpu))
 	{
-		PbGpuFound *got;
+		PbDeviceFound *got;
 
 		nfound = PbGpuFoundPairs(gpu, &found);
 		CHECK_INT(nfound, nwant);
-		got = malloc(sizeof(PbGpuFound) * (nfound + 1));
-		memcpy(got, found, sizeof(PbGpuFound) * nfound);
-		qsort(got, nfound, sizeof(PbGpuFound), CmpFound);
-		qsort(want_found, nwant, sizeof(PbGpuFound), CmpFound);
+		got = malloc(sizeof(PbDeviceFound) * (nfound + 1));
+		memcpy(got, found, sizeof(PbDeviceFound) * nfound);
+		qsort(got, nfound, sizeof(PbDeviceFound), CmpFound);
+		qsort(want_found, nwant, sizeof(PbDeviceFound), CmpFound);
 		for (uint32_t i = 0; i < nfound && i < nwant; i++)
 			if (CmpFound(&got[i], &want_found[i]) != 0 || got[i].area != want_found[i].area)
 			{
@@ -765,8 +765,8 @@ test_gpu_filter_reference_point(void)
 	};
 	static const int expect[8] = {1, 0, 1, 0, 1, 2, 1, 1};
 	PbBatch		b;
-	PbGpuPart	parts[8];
-	PbGpuFound *found;
+	PbDevicePart	parts[8];
+	PbDeviceFound *found;
 	uint32_t	nfound = 0;
 	char		err[256];
 	int64_t    *out = NULL;
@@ -826,8 +826,8 @@ test_gpu_filter_overflow(void)
 	Rng			r = {0x0f10};
 	PbBatch		b,
 				h;
-	PbGpuPart	parts[3];
-	PbGpuFound *found;
+	PbDevicePart	parts[3];
+	PbDeviceFound *found;
 	uint32_t	nfound;
 	char		err[256] = "";
 	PbGpu	   *tight;
@@ -845,7 +845,7 @@ test_gpu_filter_overflow(void)
 	parts[1] = FilterPart(&b, 300, all_plane);
 	parts[2] = HostPart(&b, b.pairs, NULL, b.npairs);
 	/* the first room cannot hold them: this is an overflow */
-	CHECK(PbGpuPartsBytes(parts + 1, 1) < 90000 * sizeof(PbGpuFound));
+	CHECK(PbGpuPartsBytes(parts + 1, 1) < 90000 * sizeof(PbDeviceFound));
 	CHECK_INT(CheckParts(parts, 3, PB_GPU_PIXELBOX), 90000);
 	/* again on the grown buffers, then a small submission */
 	CHECK_INT(CheckParts(parts, 3, PB_GPU_PIXEL_ONLY), 90000);
@@ -879,7 +879,7 @@ test_gpu_parts_mixed(void)
 	Rng			r = {0x31c5ed};
 	PbBatch		b[3];
 	uint32_t	idx[300];
-	PbGpuPart	parts[7];
+	PbDevicePart	parts[7];
 
 	for (int i = 0; i < 3; i++)
 	{

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/decode_values.h"
+#include "../src/core/geom/pb_geom.h"
 #include "testutil.h"
 
 static const char *const gser_wkts[] = {
@@ -388,7 +388,7 @@ test_gser_values_on_threads(void)
 	uint32_t	nslices = (NVALUES + PER_SLICE - 1) / PER_SLICE,
 				at = 0;
 	PbBatch		want;
-	PbRasterRun run = {4, 0, NULL, NULL};
+	PbRun run = {4, 0, NULL, NULL};
 	const uint8_t bad[] = {0, 0, 0, 0, 0, 0, 0, 0};
 
 	PbBatchInit(&want, &PbMallocAllocator);
@@ -411,7 +411,7 @@ test_gser_values_on_threads(void)
 		slices[k].first = k * PER_SLICE;
 		slices[k].n = k * PER_SLICE + PER_SLICE <= NVALUES ? PER_SLICE : NVALUES - k * PER_SLICE;
 	}
-	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_R_OK);
+	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_OK);
 	for (uint32_t k = 0; k < nslices; k++)
 	{
 		CHECK_INT(slices[k].status, PB_OK);
@@ -433,7 +433,7 @@ test_gser_values_on_threads(void)
 	/* a bad value 10 into the third slice */
 	data[2 * PER_SLICE + 10] = bad;
 	len[2 * PER_SLICE + 10] = sizeof(bad);
-	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_R_OK);
+	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_OK);
 	CHECK(slices[2].status != PB_OK);
 	CHECK_INT(slices[2].batch.nshapes, 10);
 	CHECK_INT(slices[1].status, PB_OK);
@@ -442,7 +442,7 @@ test_gser_values_on_threads(void)
 
 	/* stopped: reported; a slice is decoded whole (a worker took it first) or not at all */
 	run.poll = StopNow;
-	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_R_STOPPED);
+	CHECK_INT(PbDecodeValues(data, len, slices, nslices, &run), PB_ERR_STOPPED);
 	for (uint32_t k = 0; k < nslices; k++)
 		if (k != 2)
 			CHECK(slices[k].batch.nshapes == 0 || slices[k].batch.nshapes == slices[k].n);

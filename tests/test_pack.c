@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/shape_pack.h"
+#include "../src/core/geom/pb_geom.h"
 #include "testutil.h"
 
 #define PACK_SRID 4326

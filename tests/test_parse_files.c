@@ -10,8 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/core/parse_files.h"
-#include "../src/core/parse_text.h"
+#include "../src/core/geom/pb_geom.h"
 #include "testutil.h"
 
 #define NFILES 9
@@ -143,13 +142,13 @@ test_parse_files_threads(void)
 	for (int threads = 1; threads <= 4; threads++)
 	{
 		PbFileParse files[NFILES];
-		PbRasterRun run = {threads, 0, NULL, NULL};
+		PbRun run = {threads, 0, NULL, NULL};
 
 		pb_test_context("%d threads", threads);
 		memset(files, 0, sizeof(files));
 		for (int i = 0; i < NFILES; i++)
 			files[i].path = paths[i];
-		CHECK_INT(PbParseFiles(files, NFILES, &run), PB_R_OK);
+		CHECK_INT(PbParseFiles(files, NFILES, &run), PB_OK);
 		for (int i = 0; i < NFILES; i++)
 		{
 			PbFileParse want;

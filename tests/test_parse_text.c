@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/core/parse_text.h"
+#include "../src/core/geom/pb_geom.h"
 #include "testutil.h"
 
 /* ---- helpers ---- */

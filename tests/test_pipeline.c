@@ -12,10 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/hilbert_rtree.h"
-#include "../src/core/oom.h"
-#include "../src/core/pipeline.h"
-#include "../src/core/tiling.h"
+#include "../src/core/sccg/pb_sccg.h"
+#include "../src/core/base/pb_base.h"
 #include "testutil.h"
 
 /* Two random sets in one batch: in_a[i] says which set shape i is in. */
@@ -152,7 +150,7 @@ BruteForce(const Sets *s, Outcome *o)
 typedef struct FakeResults
 {
 	int64_t    *areas;
-	PbGpuFound *found;
+	PbDeviceFound *found;
 	uint32_t	nfound;
 } FakeResults;
 
@@ -175,7 +173,7 @@ typedef struct FakeDevice
 
 /* bytes: the fake device has no memory limit. */
 static size_t
-FakeBytes(void *ctx, const PbGpuPart *parts, uint32_t n)
+FakeBytes(void *ctx, const PbDevicePart *parts, uint32_t n)
 {
 	(void) ctx;
 	(void) parts;
@@ -187,13 +185,13 @@ FakeBytes(void *ctx, const PbGpuPart *parts, uint32_t n)
 static void
 FakeFound(FakeResults *r, uint32_t part, uint32_t a, uint32_t b, int64_t area)
 {
-	r->found = realloc(r->found, sizeof(PbGpuFound) * (r->nfound + 1));
-	r->found[r->nfound++] = (PbGpuFound) {part, a, b, area};
+	r->found = realloc(r->found, sizeof(PbDeviceFound) * (r->nfound + 1));
+	r->found[r->nfound++] = (PbDeviceFound) {part, a, b, area};
 }
 
 /* stage: compute at once, into the slot not started. */
 static int
-FakeStage(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_len)
+FakeStage(void *ctx, const PbDevicePart *parts, uint32_t n, char *err, size_t err_len)
 {
 	FakeDevice *d = (FakeDevice *) ctx;
 	FakeResults *r = &d->slot[1 - d->cur];
@@ -208,10 +206,10 @@ FakeStage(void *ctx, const PbGpuPart *parts, uint32_t n, char *err, size_t err_l
 	}
 	for (uint32_t p = 0; p < n; p++)
 	{
-		PbGpuPart	counted = parts[p];
+		PbDevicePart	counted = parts[p];
 
 		/* what a real device would copy: the counts must be the shapes' own */
-		PbGpuPartCount(&counted);
+		PbDevicePartCount(&counted);
 		if (counted.nrings != parts[p].nrings || counted.nipts != parts[p].nipts)
 		{
 			snprintf(err, err_len, "part %u: wrong ring or point count", p);
@@ -295,7 +293,7 @@ FakeAreas(void *ctx)
 
 /* found: pairs of the filter parts. */
 static uint32_t
-FakeFoundPairs(void *ctx, const PbGpuFound **found)
+FakeFoundPairs(void *ctx, const PbDeviceFound **found)
 {
 	FakeDevice *d = (FakeDevice *) ctx;
 

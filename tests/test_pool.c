@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../src/core/pool.h"
+#include "../src/core/sccg/pool.h"
 #include "testutil.h"
 
 #define POOL_THREADS 4

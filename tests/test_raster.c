@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/raster_wkb.h"
+#include "../src/core/raster/pb_raster.h"
 #include "harness.h"
 
 /* ST_AsWKB(ST_SetValue(ST_AddBand(ST_MakeEmptyRaster(3,2,10.5,20.5,1,-1,0,0,4326),'8BUI',7,0),2,1,9)) */

@@ -203,7 +203,7 @@ MarkerFor(const PbImage *mask, PbReconOp op, Rng *r, int style)
 	PbImage		mk = ImgNew(mask->width, mask->height, mask->type);
 
 	ImgFill(&mk, r, style);
-	if (PbReconClip(&mk, mask, op) != PB_R_OK)
+	if (PbReconClip(&mk, mask, op) != PB_OK)
 		pb_check_fail(__FILE__, __LINE__, "PbReconClip failed");
 	return mk;
 }
@@ -227,12 +227,12 @@ CheckRecon(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op,
 	size_t		n = (size_t) marker->width * marker->height;
 	long		diff = 0;
 	int			rc;
-	PbRasterStatus cs;
+	PbStatus cs;
 
 	pb_test_context("%s: %dx%d %s conn %d %s budget %zu", what, marker->width,
 					marker->height, type_names[marker->type], conn, op_names[op], budget);
 	cs = PbReconstructSeq(&cpu, mask, conn, op);
-	if (cs != PB_R_OK)
+	if (cs != PB_OK)
 	{
 		pb_check_fail(__FILE__, __LINE__, "PbReconstructSeq returned %d", (int) cs);
 		diff = -1;
@@ -677,7 +677,7 @@ test_rgpu_recon_poll(void)
 		pb_check_fail(__FILE__, __LINE__, "stop poll: returned %d (%s), want 1", rc, err);
 	ImgFree(&cpu);
 	cpu = ImgCopy(&mk);
-	if (PbReconstructSeq(&cpu, &mask, 8, PB_RECON_DILATE) != PB_R_OK)
+	if (PbReconstructSeq(&cpu, &mask, 8, PB_RECON_DILATE) != PB_OK)
 		pb_check_fail(__FILE__, __LINE__, "PbReconstructSeq failed");
 	rc = PbGpuReconstruct(&mk, &mask, 8, PB_RECON_DILATE, GPU_BUDGET, PollCount, &calls, NULL, err,
 						  sizeof(err));
@@ -747,12 +747,12 @@ CheckEdt(const uint8_t *fg, int w, int h, double sy, double sx, int with_nearest
 	float	   *dg = RgMalloc(n * sizeof(float));
 	int64_t    *nc = with_nearest ? RgMalloc(n * sizeof(int64_t)) : NULL;
 	int64_t    *ng = with_nearest ? RgMalloc(n * sizeof(int64_t)) : NULL;
-	PbRasterRun run = {CPU_THREADS, 0, NULL, NULL};
+	PbRun run = {CPU_THREADS, 0, NULL, NULL};
 	PbRasterGpuStats st;
 	char		err[256] = "";
 	long		bad = 0;
 	int			rc;
-	PbRasterStatus cs;
+	PbStatus cs;
 
 	pb_test_context("%s: %dx%d spacing (%g, %g)%s budget %zu", what, w, h, sy, sx,
 					with_nearest ? " nearest" : "", budget);
@@ -760,7 +760,7 @@ CheckEdt(const uint8_t *fg, int w, int h, double sy, double sx, int with_nearest
 	if (ng)
 		memset(ng, 0x7f, n * sizeof(int64_t));
 	cs = PbDistanceCpu(fg, w, h, sy, sx, dc, nc, &run);
-	if (cs != PB_R_OK)
+	if (cs != PB_OK)
 	{
 		pb_check_fail(__FILE__, __LINE__, "PbDistanceCpu returned %d", (int) cs);
 		bad = -1;
@@ -978,7 +978,7 @@ TimeRecon(const PbImage *mk, const PbImage *mask, int conn, PbReconOp op, const 
 		pb_check_fail(__FILE__, __LINE__, "PbGpuReconstruct failed: %s", err);
 	t1 = NowMs();
 	t2 = NowMs();
-	if (PbReconstructSeq(&cpu, mask, conn, op) != PB_R_OK)
+	if (PbReconstructSeq(&cpu, mask, conn, op) != PB_OK)
 		pb_check_fail(__FILE__, __LINE__, "PbReconstructSeq failed");
 	t3 = NowMs();
 	if (memcmp(g2.data, cpu.data, n) != 0 || memcmp(g1.data, cpu.data, n) != 0)
@@ -1005,7 +1005,7 @@ test_rgpu_timings(void)
 	uint8_t    *fg;
 	float	   *dg,
 			   *dc;
-	PbRasterRun run = {CPU_THREADS, 0, NULL, NULL};
+	PbRun run = {CPU_THREADS, 0, NULL, NULL};
 	char		err[256] = "";
 	double		t0,
 				t1,
@@ -1051,7 +1051,7 @@ test_rgpu_timings(void)
 		pb_check_fail(__FILE__, __LINE__, "PbGpuDistance failed: %s", err);
 	t1 = NowMs();
 	t2 = NowMs();
-	if (PbDistanceCpu(fg, es, es, 1, 1, dc, NULL, &run) != PB_R_OK)
+	if (PbDistanceCpu(fg, es, es, 1, 1, dc, NULL, &run) != PB_OK)
 		pb_check_fail(__FILE__, __LINE__, "PbDistanceCpu failed");
 	t3 = NowMs();
 	if (memcmp(dg, dc, en * sizeof(float)) != 0)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/pb_raster.h"
+#include "../src/core/raster/pb_raster.h"
 #include "harness.h"
 #include "tests_recon.h"
 
@@ -200,7 +200,7 @@ RunSeq(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op)
 {
 	PbImage		out = ImgCopy(marker);
 
-	CHECK_INT(PbReconstructSeq(&out, mask, conn, op), PB_R_OK);
+	CHECK_INT(PbReconstructSeq(&out, mask, conn, op), PB_OK);
 	return out;
 }
 
@@ -210,9 +210,9 @@ RunCpu(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op,
 	   int threads, int tile)
 {
 	PbImage		out = ImgCopy(marker);
-	PbRasterRun run = {threads, tile, NULL, NULL};
+	PbRun run = {threads, tile, NULL, NULL};
 
-	CHECK_INT(PbReconstructCpu(&out, mask, conn, op, &run), PB_R_OK);
+	CHECK_INT(PbReconstructCpu(&out, mask, conn, op, &run), PB_OK);
 	return out;
 }
 
@@ -273,15 +273,15 @@ test_recon_clip(void)
 			ImgRandom(&marker, &r, 3);
 			orig = ImgCopy(&marker);
 			pb_test_context("%s op %d", type_names[t], o);
-			CHECK_INT(PbReconClip(&marker, &mask, op), PB_R_OK);
+			CHECK_INT(PbReconClip(&marker, &mask, op), PB_OK);
 			for (size_t i = 0; i < 63; i++)
 				CHECK(ImgGet(&marker, i) ==
 					  Worse(ImgGet(&orig, i), ImgGet(&mask, i), op));
-			CHECK_INT(PbReconClip(&other, &mask, op), PB_R_BADARG);
+			CHECK_INT(PbReconClip(&other, &mask, op), PB_ERR_BADARG);
 			other.type = all_types[(t + 1) % 4];
 			other.width = 9;
 			other.height = 7;
-			CHECK_INT(PbReconClip(&other, &mask, op), PB_R_BADARG);
+			CHECK_INT(PbReconClip(&other, &mask, op), PB_ERR_BADARG);
 			free(mask.data);
 			free(marker.data);
 			free(orig.data);
@@ -635,7 +635,7 @@ test_recon_tiles_match_seq(void)
 		}
 }
 
-/* Bad arguments give PB_R_BADARG; zero-size images are a no-op. */
+/* Bad arguments give PB_ERR_BADARG; zero-size images are a no-op. */
 void
 test_recon_badarg(void)
 {
@@ -649,36 +649,36 @@ test_recon_badarg(void)
 	PbImage		neg = {-1, 4, PB_PIX_8BUI, a.data};
 	PbImage		badtype = {5, 4, (PbPixType) 9, a.data};
 	PbImage		badtype2 = {5, 4, (PbPixType) 9, b.data};
-	PbRasterRun run = {2, 0, NULL, NULL};
-	PbRasterRun badtile = {2, -1, NULL, NULL};
+	PbRun run = {2, 0, NULL, NULL};
+	PbRun badtile = {2, -1, NULL, NULL};
 
 	for (int conn = 0; conn <= 9; conn++)
 		if (conn != 4 && conn != 8)
 		{
-			CHECK_INT(PbReconstructSeq(&a, &b, conn, PB_RECON_DILATE), PB_R_BADARG);
-			CHECK_INT(PbReconstructCpu(&a, &b, conn, PB_RECON_ERODE, &run), PB_R_BADARG);
+			CHECK_INT(PbReconstructSeq(&a, &b, conn, PB_RECON_DILATE), PB_ERR_BADARG);
+			CHECK_INT(PbReconstructCpu(&a, &b, conn, PB_RECON_ERODE, &run), PB_ERR_BADARG);
 		}
-	CHECK_INT(PbReconstructSeq(&a, &c, 4, PB_RECON_DILATE), PB_R_BADARG);
-	CHECK_INT(PbReconstructCpu(&a, &c, 8, PB_RECON_DILATE, &run), PB_R_BADARG);
-	CHECK_INT(PbReconstructSeq(&a, &d, 4, PB_RECON_DILATE), PB_R_BADARG);
-	CHECK_INT(PbReconstructCpu(&a, &d, 4, PB_RECON_DILATE, &run), PB_R_BADARG);
-	CHECK_INT(PbReconstructSeq(&nodata, &b, 4, PB_RECON_DILATE), PB_R_BADARG);
-	CHECK_INT(PbReconstructCpu(&a, &nodata, 4, PB_RECON_DILATE, &run), PB_R_BADARG);
-	CHECK_INT(PbReconClip(&nodata, &b, PB_RECON_DILATE), PB_R_BADARG);
-	CHECK_INT(PbReconstructSeq(&neg, &neg, 4, PB_RECON_DILATE), PB_R_BADARG);
-	CHECK_INT(PbReconstructSeq(&badtype, &badtype2, 4, PB_RECON_DILATE), PB_R_BADARG);
-	CHECK_INT(PbReconstructCpu(&badtype, &badtype2, 4, PB_RECON_DILATE, &run), PB_R_BADARG);
-	CHECK_INT(PbReconstructSeq(&a, &b, 4, (PbReconOp) 7), PB_R_BADARG);
-	CHECK_INT(PbReconstructCpu(&a, &b, 4, PB_RECON_DILATE, &badtile), PB_R_BADARG);
-	CHECK_INT(PbReconstructSeq(NULL, &b, 4, PB_RECON_DILATE), PB_R_BADARG);
-	CHECK_INT(PbReconstructCpu(&a, NULL, 4, PB_RECON_DILATE, &run), PB_R_BADARG);
+	CHECK_INT(PbReconstructSeq(&a, &c, 4, PB_RECON_DILATE), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructCpu(&a, &c, 8, PB_RECON_DILATE, &run), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructSeq(&a, &d, 4, PB_RECON_DILATE), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructCpu(&a, &d, 4, PB_RECON_DILATE, &run), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructSeq(&nodata, &b, 4, PB_RECON_DILATE), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructCpu(&a, &nodata, 4, PB_RECON_DILATE, &run), PB_ERR_BADARG);
+	CHECK_INT(PbReconClip(&nodata, &b, PB_RECON_DILATE), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructSeq(&neg, &neg, 4, PB_RECON_DILATE), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructSeq(&badtype, &badtype2, 4, PB_RECON_DILATE), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructCpu(&badtype, &badtype2, 4, PB_RECON_DILATE, &run), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructSeq(&a, &b, 4, (PbReconOp) 7), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructCpu(&a, &b, 4, PB_RECON_DILATE, &badtile), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructSeq(NULL, &b, 4, PB_RECON_DILATE), PB_ERR_BADARG);
+	CHECK_INT(PbReconstructCpu(&a, NULL, 4, PB_RECON_DILATE, &run), PB_ERR_BADARG);
 
-	CHECK_INT(PbReconstructSeq(&empty, &empty2, 4, PB_RECON_DILATE), PB_R_OK);
-	CHECK_INT(PbReconstructCpu(&empty, &empty2, 8, PB_RECON_ERODE, &run), PB_R_OK);
-	CHECK_INT(PbReconstructCpu(&empty, &empty2, 8, PB_RECON_ERODE, NULL), PB_R_OK);
-	CHECK_INT(PbReconClip(&empty, &empty2, PB_RECON_ERODE), PB_R_OK);
+	CHECK_INT(PbReconstructSeq(&empty, &empty2, 4, PB_RECON_DILATE), PB_OK);
+	CHECK_INT(PbReconstructCpu(&empty, &empty2, 8, PB_RECON_ERODE, &run), PB_OK);
+	CHECK_INT(PbReconstructCpu(&empty, &empty2, 8, PB_RECON_ERODE, NULL), PB_OK);
+	CHECK_INT(PbReconClip(&empty, &empty2, PB_RECON_ERODE), PB_OK);
 	/* run NULL means one thread, default tile */
-	CHECK_INT(PbReconstructCpu(&a, &b, 8, PB_RECON_ERODE, NULL), PB_R_OK);
+	CHECK_INT(PbReconstructCpu(&a, &b, 8, PB_RECON_ERODE, NULL), PB_OK);
 	free(a.data);
 	free(b.data);
 	free(c.data);
@@ -695,7 +695,7 @@ StopAfter(void *arg)
 }
 
 /*
- * A poll that says stop gives PB_R_STOPPED, at once or in a later round;
+ * A poll that says stop gives PB_ERR_STOPPED, at once or in a later round;
  * one that never does changes nothing.
  */
 void
@@ -713,19 +713,19 @@ test_recon_stopped(void)
 		{
 			PbImage		out = ImgCopy(&marker);
 			int			left = after;
-			PbRasterRun run = {threads, 3, StopAfter, &left};
+			PbRun run = {threads, 3, StopAfter, &left};
 
 			pb_test_context("after %d threads %d", after, threads);
 			CHECK_INT(PbReconstructCpu(&out, &mask, 4, PB_RECON_DILATE, &run),
-					  PB_R_STOPPED);
+					  PB_ERR_STOPPED);
 			free(out.data);
 		}
 	{
 		PbImage		out = ImgCopy(&marker);
 		int			left = 1 << 30;
-		PbRasterRun run = {3, 5, StopAfter, &left};
+		PbRun run = {3, 5, StopAfter, &left};
 
-		CHECK_INT(PbReconstructCpu(&out, &mask, 4, PB_RECON_DILATE, &run), PB_R_OK);
+		CHECK_INT(PbReconstructCpu(&out, &mask, 4, PB_RECON_DILATE, &run), PB_OK);
 		CHECK(ImgSame(&out, &truth));
 		free(out.data);
 	}

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/core/hilbert_rtree.h"
-#include "../src/core/pb_core.h"
+#include "../src/core/sccg/pb_sccg.h"
+#include "../src/core/geom/pb_geom.h"
 #include "harness.h"
 
 /* A growable list of uint64 (ids, or pairs as a << 32 | b). */

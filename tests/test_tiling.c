@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/hilbert_rtree.h"
-#include "../src/core/tiling.h"
+#include "../src/core/sccg/pb_sccg.h"
 #include "testutil.h"
 
 /* Shapes of two sets: in_a[i] says which set shape i is in. */

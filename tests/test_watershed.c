@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/pb_watershed.h"
+#include "../src/core/raster/pb_raster.h"
 #include "harness.h"
 #include "tests.h"
 
@@ -46,10 +46,10 @@ Spec(int w, int h, PbPixType type, void *data, const uint8_t *wall,
 }
 
 /* Run the CPU version with the given threads and tile side. */
-static PbRasterStatus
+static PbStatus
 RunCpu(const PbWatershedSpec *s, uint32_t *labels, int threads, int tile)
 {
-	PbRasterRun run = {threads, tile, NULL, NULL};
+	PbRun run = {threads, tile, NULL, NULL};
 
 	return PbWatershedCpu(s, labels, &run);
 }
@@ -62,8 +62,8 @@ CheckKnown(const PbWatershedSpec *s, const uint32_t *expect)
 	uint32_t   *a = WsMalloc(n * 4),
 			   *b = WsMalloc(n * 4);
 
-	CHECK_INT(PbWatershedRef(s, a), PB_R_OK);
-	CHECK_INT(RunCpu(s, b, 2, 2), PB_R_OK);
+	CHECK_INT(PbWatershedRef(s, a), PB_OK);
+	CHECK_INT(RunCpu(s, b, 2, 2), PB_OK);
 	for (int64_t i = 0; i < n; i++)
 	{
 		if (a[i] != expect[i])
@@ -193,12 +193,12 @@ CompareWithRef(const PbWatershedSpec *s)
 	static const int tiles[] = {1, 2, 3, 5, 8, 0};
 	static const int threads[] = {1, 3, 2, 4, 1, 2};
 
-	CHECK_INT(PbWatershedRef(s, ref), PB_R_OK);
+	CHECK_INT(PbWatershedRef(s, ref), PB_OK);
 	for (int t = 0; t < 6; t++)
 	{
 		int64_t		bad = 0;
 
-		CHECK_INT(RunCpu(s, got, threads[t], tiles[t]), PB_R_OK);
+		CHECK_INT(RunCpu(s, got, threads[t], tiles[t]), PB_OK);
 		for (int64_t i = 0; i < n; i++)
 			if (got[i] != ref[i] && bad++ == 0)
 				pb_check_fail(__FILE__, __LINE__, "tile %d threads %d: pixel %lld is %u, ref %u",
@@ -294,7 +294,7 @@ test_ws_serpentine(void)
 				pb_test_context("serpentine flat %d markers %d conn %d", flat, m, conn);
 				CompareWithRef(&s);
 				/* one basin fills the corridor */
-				CHECK_INT(RunCpu(&s, labels, 2, 4), PB_R_OK);
+				CHECK_INT(RunCpu(&s, labels, 2, 4), PB_OK);
 				for (int i = 0; i < w * h; i++)
 					CHECK_INT(labels[i], wall[i] ? 0 : (m ? 3 : 1));
 				free(labels);
@@ -377,7 +377,7 @@ test_ws_basins_are_minima(void)
 		pb_test_context("iteration %d: %dx%d conn %d", iter, w, h, s.connectivity);
 		for (int64_t i = 0; i < n; i++)
 			lv[i] = PbWsLevel(&s, i);
-		CHECK_INT(RunCpu(&s, labels, 3, 16), PB_R_OK);
+		CHECK_INT(RunCpu(&s, labels, 3, 16), PB_OK);
 		for (int64_t i = 0; i < n; i++)
 		{
 			if (lv[i] == PB_WS_INF)
@@ -415,7 +415,7 @@ StopAtOnce(void *arg)
 	return 1;
 }
 
-/* A poll that says stop gives PB_R_STOPPED. */
+/* A poll that says stop gives PB_ERR_STOPPED. */
 void
 test_ws_stopped(void)
 {
@@ -426,9 +426,9 @@ test_ws_stopped(void)
 	void	   *img = RandomImage(&r, w, h, PB_PIX_8BUI, 50);
 	uint32_t   *labels = WsMalloc((size_t) w * h * 4);
 	PbWatershedSpec s = Spec(w, h, PB_PIX_8BUI, img, NULL, NULL, 8, false);
-	PbRasterRun run = {2, 16, StopAtOnce, &calls};
+	PbRun run = {2, 16, StopAtOnce, &calls};
 
-	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_R_STOPPED);
+	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_ERR_STOPPED);
 	CHECK(calls >= 1);
 	free(img);
 	free(labels);
@@ -441,30 +441,30 @@ test_ws_badarg(void)
 	uint8_t		px[4] = {0};
 	uint32_t	labels[4];
 	PbWatershedSpec s = Spec(2, 2, PB_PIX_8BUI, px, NULL, NULL, 8, false);
-	PbRasterRun run = {1, 0, NULL, NULL};
+	PbRun run = {1, 0, NULL, NULL};
 
-	CHECK_INT(PbWatershedCheck(&s), PB_R_OK);
-	CHECK_INT(PbWatershedCheck(NULL), PB_R_BADARG);
+	CHECK_INT(PbWatershedCheck(&s), PB_OK);
+	CHECK_INT(PbWatershedCheck(NULL), PB_ERR_BADARG);
 	s.connectivity = 6;
-	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);
-	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_R_BADARG);
-	CHECK_INT(PbWatershedRef(&s, labels), PB_R_BADARG);
+	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
+	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_ERR_BADARG);
+	CHECK_INT(PbWatershedRef(&s, labels), PB_ERR_BADARG);
 	s.connectivity = 4;
 	s.image.width = 0;
-	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);
+	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
 	s.image.width = 70000;
 	s.image.height = 70000;
-	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);	/* labels would overflow */
+	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);	/* labels would overflow */
 	s.image.width = 2;
 	s.image.height = 2;
 	s.image.data = NULL;
-	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);
+	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
 	s.image.data = px;
 	s.image.type = (PbPixType) 99;
-	CHECK_INT(PbWatershedCheck(&s), PB_R_BADARG);
+	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
 	s.image.type = PB_PIX_8BUI;
 	run.threads = 0;
-	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_R_BADARG);
+	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_ERR_BADARG);
 	run.threads = 1;
-	CHECK_INT(PbWatershedCpu(&s, NULL, &run), PB_R_BADARG);
+	CHECK_INT(PbWatershedCpu(&s, NULL, &run), PB_ERR_BADARG);
 }

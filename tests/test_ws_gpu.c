@@ -20,7 +20,7 @@
 
 #include "../cuda/pb_raster_gpu.h"
 #include "../cuda/raster_gpu_test.h"
-#include "../src/core/pb_watershed.h"
+#include "../src/core/raster/pb_raster.h"
 #include "harness.h"
 
 #define WG_BUDGET ((size_t) 8 << 30)	/* enough for every untiled test */
@@ -426,7 +426,7 @@ WgCheckRef(const PbWatershedSpec *s)
 	uint32_t   *g = WgMalloc(n * sizeof(uint32_t));
 	uint32_t   *want = WgMalloc(n * sizeof(uint32_t));
 
-	if (PbWatershedRef(s, want) != PB_R_OK)
+	if (PbWatershedRef(s, want) != PB_OK)
 		pb_check_fail(__FILE__, __LINE__, "PbWatershedRef failed");
 	else if (WgGpu(s, g, WG_BUDGET, NULL))
 		WgSame(g, want, s->image.width, s->image.height, "GPU vs reference");
@@ -523,9 +523,9 @@ WgCheckCpu(const PbWatershedSpec *s)
 	size_t		n = (size_t) s->image.width * s->image.height;
 	uint32_t   *g = WgMalloc(n * sizeof(uint32_t));
 	uint32_t   *want = WgMalloc(n * sizeof(uint32_t));
-	PbRasterRun run = {WG_THREADS, 0, NULL, NULL};
+	PbRun run = {WG_THREADS, 0, NULL, NULL};
 
-	if (PbWatershedCpu(s, want, &run) != PB_R_OK)
+	if (PbWatershedCpu(s, want, &run) != PB_OK)
 		pb_check_fail(__FILE__, __LINE__, "PbWatershedCpu failed");
 	else if (WgGpu(s, g, WG_BUDGET, NULL))
 		WgSame(g, want, s->image.width, s->image.height, "GPU vs PbWatershedCpu");
@@ -727,7 +727,7 @@ test_wsgpu_poll(void)
 	rc = PbGpuWatershed(&s, g, WG_BUDGET, WgPollCount, &calls, NULL, err, sizeof(err));
 	if (rc != 0)
 		pb_check_fail(__FILE__, __LINE__, "counting poll: returned %d (%s)", rc, err);
-	else if (PbWatershedRef(&s, want) == PB_R_OK)
+	else if (PbWatershedRef(&s, want) == PB_OK)
 		WgSame(g, want, 300, 300, "counting poll");
 	if (calls < 1)
 		pb_check_fail(__FILE__, __LINE__, "poll was never called");
@@ -782,7 +782,7 @@ WgTime(const PbWatershedSpec *s, const char *what, size_t budget, bool cpu)
 	uint32_t   *g = WgMalloc(n * sizeof(uint32_t));
 	uint32_t   *want = cpu ? WgMalloc(n * sizeof(uint32_t)) : NULL;
 	PbRasterGpuStats st;
-	PbRasterRun run = {WG_THREADS, 0, NULL, NULL};
+	PbRun run = {WG_THREADS, 0, NULL, NULL};
 	double		t0,
 				t1,
 				t2 = 0,
@@ -798,7 +798,7 @@ WgTime(const PbWatershedSpec *s, const char *what, size_t budget, bool cpu)
 	if (cpu)
 	{
 		t2 = WgNowMs();
-		if (PbWatershedCpu(s, want, &run) != PB_R_OK)
+		if (PbWatershedCpu(s, want, &run) != PB_OK)
 			pb_check_fail(__FILE__, __LINE__, "PbWatershedCpu failed");
 		t3 = WgNowMs();
 		WgSame(g, want, s->image.width, s->image.height, "GPU vs PbWatershedCpu");

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/shape_build.h"
+#include "../src/core/geom/shape_build.h"
 #include "testutil.h"
 
 /* Append an empty shape, so a test can go on after a failed decode. */

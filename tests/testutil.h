@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../src/core/pb_core.h"
+#include "../src/core/geom/pb_geom.h"
 #include "harness.h"
 #include "wkt.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/core/pb_core.h"
+#include "../src/core/geom/pb_geom.h"
 #include "wkt.h"
 
 /* Allocate or abort. */

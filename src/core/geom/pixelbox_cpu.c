@@ -1,0 +1,181 @@
+/*
+ * pixelbox_cpu.c: PixelBox-CPU, the paper's algorithm (VLDB 2012, sec. 3)
+ * on one core, for two rectilinear integer shapes.  It is the reference
+ * the GPU kernel is checked against.
+ *
+ * The intersection window of the two boxes is the first sampling box.  A
+ * box's position relative to a shape follows Lemma 1: when no boundary edge
+ * of the shape meets the box's open interior (no edge crossing the box's
+ * sides, no vertex inside it), the whole box is inside or outside and its
+ * first pixel centre decides which; otherwise it hovers.  Boxes inside both
+ * shapes add their size, boxes outside either add nothing, hovering boxes
+ * are split (PB_PIXELBOX_SPLIT^2 sub-boxes) until smaller than the
+ * pixelization threshold T, then every pixel centre is tested by ray
+ * casting.  Pixels are unit squares with integer corners, so it is exact.
+ */
+#include "batch.h"
+
+/* Pixelization threshold T (pixels) and sub-boxes per side when splitting. */
+#define PB_PIXELBOX_T 64
+#define PB_PIXELBOX_SPLIT 4
+
+/* An axis-aligned edge: fixed coordinate c, range [lo, hi). */
+typedef struct AEdge
+{
+	int32_t		c,
+				lo,
+				hi;
+} AEdge;
+
+/* The edges of one shape split by direction. */
+typedef struct EdgeSet
+{
+	AEdge	   *vert;			/* x = c, y in [lo, hi) */
+	AEdge	   *horz;			/* y = c, x in [lo, hi) */
+	size_t		nvert,
+				nhorz;
+} EdgeSet;
+
+/* A sampling box [x0,x1) x [y0,y1). */
+typedef struct SampBox
+{
+	int64_t		x0,
+				y0,
+				x1,
+				y1;
+} SampBox;
+
+typedef enum
+{
+	POS_OUTSIDE, POS_INSIDE, POS_HOVER
+} BoxPos;
+
+/* Split the edges of shape s into vertical and horizontal lists in buf. */
+static void
+LoadEdges(EdgeSet *es, AEdge *buf, const PbBatch *b, const PbShape *s,
+		  size_t cap)
+{
+	es->vert = buf;
+	es->horz = buf + cap;
+	es->nvert = es->nhorz = 0;
+	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
+	{
+		const int32_t *pt = b->ipts + 2 * (size_t) b->rings[r].start;
+		uint32_t	n = b->rings[r].npoints;
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			uint32_t	j = (i + 1 == n) ? 0 : i + 1;
+			int32_t		xa = pt[2 * i],
+						ya = pt[2 * i + 1],
+						xb = pt[2 * j],
+						yb = pt[2 * j + 1];
+
+			if (xa == xb && ya != yb)
+				es->vert[es->nvert++] = (AEdge) {xa, ya < yb ? ya : yb, ya < yb ? yb : ya};
+			else if (ya == yb && xa != xb)
+				es->horz[es->nhorz++] = (AEdge) {ya, xa < xb ? xa : xb, xa < xb ? xb : xa};
+		}
+	}
+}
+
+/* Ray casting: is the centre of pixel (px, py) inside the shape? */
+static inline int
+PixelInside(const EdgeSet *es, int64_t px, int64_t py)
+{
+	int			inside = 0;
+
+	for (size_t i = 0; i < es->nvert; i++)
+		inside ^= (es->vert[i].c <= px) & (es->vert[i].lo <= py) & (py < es->vert[i].hi);
+	return inside;
+}
+
+/* Lemma 1: position of sampling box bx relative to the shape. */
+static BoxPos
+BoxPosition(const EdgeSet *es, const SampBox *bx)
+{
+	for (size_t i = 0; i < es->nvert; i++)
+	{
+		const AEdge *e = &es->vert[i];
+
+		if (e->c > bx->x0 && e->c < bx->x1 && e->lo < bx->y1 && e->hi > bx->y0)
+			return POS_HOVER;
+	}
+	for (size_t i = 0; i < es->nhorz; i++)
+	{
+		const AEdge *e = &es->horz[i];
+
+		if (e->c > bx->y0 && e->c < bx->y1 && e->lo < bx->x1 && e->hi > bx->x0)
+			return POS_HOVER;
+	}
+	return PixelInside(es, bx->x0, bx->y0) ? POS_INSIDE : POS_OUTSIDE;
+}
+
+/* Pixelization: count pixels of bx whose centres are inside both shapes. */
+static int64_t
+Pixelize(const EdgeSet *p, const EdgeSet *q, const SampBox *bx)
+{
+	int64_t		count = 0;
+
+	for (int64_t y = bx->y0; y < bx->y1; y++)
+		for (int64_t x = bx->x0; x < bx->x1; x++)
+			count += PixelInside(p, x, y) && PixelInside(q, x, y);
+	return count;
+}
+
+/* Exact area of p ∩ q for two PB_SHAPE_INT shapes by PixelBox-CPU. */
+double
+PbAreaPixelBox(PbScratch *s, const PbBatch *b, const PbShape *p,
+			   const PbShape *q)
+{
+	size_t		pn = PbShapePoints(b, p),
+				qn = PbShapePoints(b, q);
+	PbBox		w = PbWindow(p, q);
+	AEdge	   *buf = PbScratchGet(s, 0, 2 * (pn + qn) * sizeof(AEdge));
+	/* depth <= 64 levels of SPLIT^2 children each */
+	SampBox    *stack = PbScratchGet(s, 1, 64 * PB_PIXELBOX_SPLIT * PB_PIXELBOX_SPLIT * sizeof(SampBox));
+	EdgeSet		ep,
+				eq;
+	size_t		top = 0;
+	int64_t		area = 0,
+				steps = 0;
+
+	LoadEdges(&ep, buf, b, p, pn);
+	LoadEdges(&eq, buf + 2 * pn, b, q, qn);
+	stack[top++] = (SampBox) {(int64_t) w.xmin, (int64_t) w.ymin, (int64_t) w.xmax, (int64_t) w.ymax};
+	while (top > 0)
+	{
+		SampBox		bx = stack[--top];
+		int64_t		w = bx.x1 - bx.x0,
+					h = bx.y1 - bx.y0;
+		BoxPos		pp,
+					pq;
+
+		if (w <= 0 || h <= 0)
+			continue;
+		if (s->mem->check_interrupts && (++steps & 4095) == 0)
+			s->mem->check_interrupts(s->mem->ctx);
+		if ((pp = BoxPosition(&ep, &bx)) == POS_OUTSIDE ||
+			(pq = BoxPosition(&eq, &bx)) == POS_OUTSIDE)
+			continue;
+		if (pp == POS_INSIDE && pq == POS_INSIDE)
+			area += w * h;
+		else if (w * h < PB_PIXELBOX_T)
+			area += Pixelize(&ep, &eq, &bx);
+		else
+		{
+			/* split into up to SPLIT x SPLIT sub-boxes on integer lines */
+			int			kx = w < PB_PIXELBOX_SPLIT ? (int) w : PB_PIXELBOX_SPLIT;
+			int			ky = h < PB_PIXELBOX_SPLIT ? (int) h : PB_PIXELBOX_SPLIT;
+
+			for (int j = 0; j < ky; j++)
+				for (int i = 0; i < kx; i++)
+					stack[top++] = (SampBox)
+				{
+					bx.x0 + w * i / kx, bx.y0 + h * j / ky,
+						bx.x0 + w * (i + 1) / kx, bx.y0 + h * (j + 1) / ky
+				};
+		}
+	}
+	return (double) area;
+}

@@ -1,0 +1,96 @@
+/*
+ * image.h: images and the raster operations on them (no PostgreSQL, no CUDA).
+ *
+ * Images are dense row-major arrays of one band.  Operations:
+ *  - gray-scale morphological reconstruction by dilation or erosion
+ *    (Vincent's fast hybrid algorithm, tiled over threads);
+ *  - the exact Euclidean distance transform of a binary mask, with pixel
+ *    spacing and the nearest background pixel as options.
+ *
+ * Memory: callers own the image buffers; scratch space is malloc'd inside
+ * and freed before return, and failure to get it is PB_ERR_NOMEM, never an
+ * abort.  Threads never call back into the caller except through poll,
+ * which only the calling thread invokes: a nonzero return stops the work
+ * promptly with PB_ERR_STOPPED (the output is then unspecified).
+ */
+#ifndef PB_RASTER_IMAGE_H
+#define PB_RASTER_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/pb_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pixel types the raster operations handle (PostGIS names). */
+typedef enum PbPixType
+{
+	PB_PIX_1BB,					/* 0/1, stored as uint8 */
+	PB_PIX_8BUI,				/* uint8 */
+	PB_PIX_16BUI,				/* uint16 */
+	PB_PIX_32BF					/* float */
+} PbPixType;
+
+/* One band of pixels, row-major, width * height elements of type. */
+typedef struct PbImage
+{
+	int32_t		width;
+	int32_t		height;
+	PbPixType	type;
+	void	   *data;
+} PbImage;
+
+/* Reconstruction by dilation (marker grows under mask) or by erosion. */
+typedef enum PbReconOp
+{
+	PB_RECON_DILATE,
+	PB_RECON_ERODE
+} PbReconOp;
+
+/* Bytes per pixel of a type. */
+size_t		PbPixSize(PbPixType type);
+
+/*
+ * Reconstruct marker under mask in place (same size and type; 4 or 8
+ * connectivity).  The marker must already lie under the mask (above it,
+ * for erosion): see PbReconClip.  Float images must hold no NaN.
+ */
+PbStatus PbReconstructCpu(PbImage *marker, const PbImage *mask,
+								int connectivity, PbReconOp op,
+								const PbRun *run);
+
+/*
+ * Clip marker to mask in place: min(marker, mask) for dilation, max for
+ * erosion (MATLAB's convention for a marker that crosses the mask).
+ */
+PbStatus PbReconClip(PbImage *marker, const PbImage *mask, PbReconOp op);
+
+/*
+ * Sequential reference reconstruction (Vincent's hybrid algorithm on the
+ * whole image, one thread); PbReconstructCpu must equal it.
+ */
+PbStatus PbReconstructSeq(PbImage *marker, const PbImage *mask,
+								int connectivity, PbReconOp op);
+
+/*
+ * Exact Euclidean distance transform.  fg[i] != 0 marks foreground; each
+ * foreground pixel gets the distance to the nearest background pixel,
+ * background pixels 0.  Spacing: row step sy, column step sx (> 0, finite);
+ * sides up to 65535.  With no background pixel at all the distances are
+ * SciPy's: to a virtual background pixel at row -1, column 0.  nearest
+ * (optional) receives, per pixel, y * width + x of a nearest background
+ * pixel (-1 when there is none).  Distances equal SciPy's
+ * distance_transform_edt cast to float, bit for bit.
+ */
+PbStatus PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,
+							 double sy, double sx, float *dist,
+							 int64_t *nearest, const PbRun *run);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* PB_RASTER_IMAGE_H */

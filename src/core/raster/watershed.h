@@ -1,0 +1,137 @@
+/*
+ * pb_watershed.h: the watershed transform of pixelbox, pure C (no
+ * PostgreSQL, no CUDA).  One definition, computed three ways with the same
+ * labels bit for bit: PbWatershedRef (the synchronous cellular automaton,
+ * sequential, for tests), PbWatershedCpu (tiles flooded on threads) and
+ * PbGpuWatershed (cuda/, the block-asynchronous automaton).
+ *
+ * THE DEFINITION (the artifact-free CA-watershed of Quesada-Barriuso et
+ * al., with every choice fixed so the result is unique):
+ *
+ * Pixels.  h(u) is the height of u encoded as an order-preserving uint32
+ * level lv(u) (PbWsLevel).  Walls: pixels marked in spec->wall (outside
+ * the mask, nodata) and NaN pixels.  Walls get label 0, are nobody's
+ * neighbour and carry nothing.  Neighbours of u are the non-wall pixels
+ * at these offsets (dx, dy), in this order, which breaks ties:
+ *   0 (0,-1) up, 1 (-1,0) left, 2 (1,0) right, 3 (0,1) down,
+ *   4 (-1,-1), 5 (1,-1), 6 (-1,1), 7 (1,1)     (4-connectivity: 0..3).
+ *
+ * Seeds.  Marker-controlled (spec->markers != NULL): every non-wall pixel
+ * with markers[u] != 0 is a seed with key (lv(u), 0) and label markers[u].
+ * Marker-less: no seeds are given; the seeds are the regional minima,
+ * found by the automaton itself (below).
+ *
+ * Keys.  Every non-seed pixel u gets a key k(u) = (c(u), d(u)) (compared
+ * lexicographically; INF = UINT32_MAX in either part), the least solution of
+ *   k(u) = min( base(u), min over neighbours v of cand(v, u) ),
+ *   cand(v, u) = (lv(u), 0)                  when c(v) < lv(u),
+ *              = (c(v), min(d(v) + 1, INF))  otherwise,
+ *   base(u) = (lv(u), INF) marker-less, (INF, INF) marker-controlled.
+ * c(u) is the flooding level at which u is reached (the lowest possible
+ * highest level along a path from a seed; lv(u) itself marker-less) and
+ * d(u) the geodesic distance, in steps, from where that level was entered
+ * (the paper's distance variable: it splits plateaus between the basins
+ * reaching them, which removes the block artifacts).  Keys strictly grow
+ * along every step, so the least solution is unique and any update order
+ * reaches it.
+ *
+ * Pointers (the paper's lower neighbour N^F).  For a non-seed u with
+ * d(u) < INF, p(u) is the neighbour v with cand(v, u) == k(u) and the
+ * smallest (k(v), order index): the steepest way down, then the nearest,
+ * then the first in the order above.  Seeds have no pointer.
+ *
+ * Labels.  A seed keeps its marker label.  Marker-controlled, a pixel with
+ * c(u) = INF is unreachable: 0.  Marker-less, the pixels with d(u) = INF
+ * are exactly the regional minima (plateaus no lower pixel borders); each
+ * 4/8-connected minimum is one basin, numbered 1, 2, ... in row-major order
+ * of its first pixel (as scipy.ndimage.label numbers them); these are the
+ * marker-less seeds.  Every other pixel takes the label of p(u).
+ *
+ * Watershed lines (spec->lines).  A labelled non-seed pixel u becomes 0
+ * when a neighbour v has a label other than 0 and u's, and v is a seed or
+ * (k(v), index(v)) < (k(u), index(u)): of two touching basins, the pixel
+ * flooded later gives way.  Seeds never become lines.  The test uses the
+ * labels before any line was drawn.
+ */
+#ifndef PB_WATERSHED_H
+#define PB_WATERSHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PB_WS_INF UINT32_MAX	/* no level / no distance yet */
+
+/* What to segment. */
+typedef struct PbWatershedSpec
+{
+	PbImage		image;			/* heights: PB_PIX_8BUI, PB_PIX_16BUI or PB_PIX_32BF */
+	const uint8_t *wall;		/* NULL, or per pixel nonzero = outside the mask */
+	const uint32_t *markers;	/* NULL = marker-less; else 0 or a label per pixel */
+	int			connectivity;	/* 4 or 8 */
+	bool		lines;			/* draw watershed lines (label 0) */
+} PbWatershedSpec;
+
+/*
+ * The level of pixel i: the value itself for integer types, the float's
+ * bits mapped so that unsigned order is numeric order (-0 as +0) for
+ * 32BF; PB_WS_INF for a wall or NaN pixel.  Real levels are below
+ * PB_WS_INF (+inf maps to 0xFF800000).
+ */
+static inline uint32_t
+PbWsLevel(const PbWatershedSpec *spec, int64_t i)
+{
+	if (spec->wall && spec->wall[i])
+		return PB_WS_INF;
+	switch (spec->image.type)
+	{
+		case PB_PIX_16BUI:
+			return ((const uint16_t *) spec->image.data)[i];
+		case PB_PIX_32BF:
+			{
+				union
+				{
+					float		f;
+					uint32_t	u;
+				}			v;
+
+				v.f = ((const float *) spec->image.data)[i];
+				if (v.f != v.f)
+					return PB_WS_INF;
+				if (v.f == 0.0f)
+					v.u = 0;
+				return (v.u & 0x80000000u) ? ~v.u : (v.u | 0x80000000u);
+			}
+		default:
+			return ((const uint8_t *) spec->image.data)[i];
+	}
+}
+
+/* PB_ERR_BADARG unless the spec is one the watershed functions accept. */
+PbStatus PbWatershedCheck(const PbWatershedSpec *spec);
+
+/*
+ * The watershed of spec into labels (width * height, caller's), on
+ * run->threads threads in tiles of run->tile (0: default).  PB_ERR_STOPPED
+ * when poll asked to stop (labels then unspecified), PB_ERR_NOMEM.
+ */
+PbStatus PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels,
+							  const PbRun *run);
+
+/*
+ * The same result by the synchronous automaton, literally: every pixel
+ * updated from its neighbours' previous state until nothing changes.  One
+ * thread, O(pixels * longest path): the reference of the tests.
+ */
+PbStatus PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* PB_WATERSHED_H */

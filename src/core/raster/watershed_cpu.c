@@ -1,0 +1,576 @@
+/*
+ * watershed_cpu.c: the watershed of pb_watershed.h on CPU threads.
+ *
+ * Keys: the image is cut into square tiles, coloured in a 2 x 2 pattern
+ * so that no two tiles of one colour touch (not even at a corner).  A
+ * round runs the colours one after the other; within a colour every
+ * active tile runs in parallel, reading its neighbour tiles' keys (which
+ * nobody writes meanwhile) and writing only its own.  A tile computes the
+ * least keys it can reach from what it sees, by Dijkstra's algorithm on
+ * the key order (every step strictly increases a key, so a popped key is
+ * final for the tile).  A tile whose border keys changed activates its
+ * eight neighbours; rounds go on until no tile is active, which is the
+ * unique least solution of the definition.
+ *
+ * Then, all in parallel over rows: each pixel's pointer; marker-less, the
+ * minima numbered in row-major order (union-find, one thread: minima are
+ * few); each label found by following pointers to a seed (walks that
+ * meet resolve each other's pixels with relaxed atomics: the values they
+ * write are the same); the watershed lines.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "watershed.h"
+#include "watershed_rules.h"
+
+#define WS_DEFAULT_TILE 256
+#define WS_ROWS_PER_ITEM 16
+#define WS_NO_POINTER 0xFF
+
+/* The state every phase shares. */
+typedef struct WsCtx
+{
+	WsGrid		g;
+	const PbWatershedSpec *spec;
+	uint32_t   *lv;				/* levels, PB_WS_INF for walls */
+	uint64_t   *key;
+	uint8_t    *seed;			/* nonzero: a seed (marker, or minimum) */
+	uint8_t    *ptr;			/* neighbour index of the pointer, or WS_NO_POINTER */
+	uint8_t    *done;			/* label final (atomic flags while labelling) */
+	uint32_t   *labels;
+	/* tiles */
+	int			tile;
+	int64_t		tiles_x,
+				tiles_y;
+	uint8_t    *active;			/* per tile */
+	uint8_t    *visited;		/* per tile: its full first scan is done */
+	uint8_t    *border_changed; /* per tile, from its last run */
+	int64_t    *list;			/* tiles of the colour being run */
+	atomic_int	nomem;
+} WsCtx;
+
+/* A binary min-heap of (key, pixel) entries. */
+typedef struct WsHeapItem
+{
+	uint64_t	key;
+	int64_t		pix;
+} WsHeapItem;
+
+typedef struct WsHeap
+{
+	WsHeapItem *a;
+	size_t		n,
+				cap;
+} WsHeap;
+
+/* Push an entry; false when memory ran out. */
+static bool
+HeapPush(WsHeap *h, uint64_t key, int64_t pix)
+{
+	size_t		i;
+
+	if (h->n == h->cap)
+	{
+		size_t		cap = h->cap ? h->cap * 2 : 1024;
+		WsHeapItem *a = realloc(h->a, cap * sizeof(WsHeapItem));
+
+		if (a == NULL)
+			return false;
+		h->a = a;
+		h->cap = cap;
+	}
+	i = h->n++;
+	while (i > 0 && h->a[(i - 1) / 2].key > key)
+	{
+		h->a[i] = h->a[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->a[i].key = key;
+	h->a[i].pix = pix;
+	return true;
+}
+
+/* Pop the least entry (the heap must not be empty). */
+static WsHeapItem
+HeapPop(WsHeap *h)
+{
+	WsHeapItem	top = h->a[0],
+				last = h->a[--h->n];
+	size_t		i = 0;
+
+	for (;;)
+	{
+		size_t		c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && h->a[c + 1].key < h->a[c].key)
+			c++;
+		if (h->a[c].key >= last.key)
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	if (h->n > 0)
+		h->a[i] = last;
+	return top;
+}
+
+/* The pixel bounds of tile t. */
+static void
+TileBounds(const WsCtx *c, int64_t t, int64_t *x0, int64_t *y0, int64_t *x1, int64_t *y1)
+{
+	*x0 = (t % c->tiles_x) * c->tile;
+	*y0 = (t / c->tiles_x) * c->tile;
+	*x1 = *x0 + c->tile < c->g.width ? *x0 + c->tile : c->g.width;
+	*y1 = *y0 + c->tile < c->g.height ? *y0 + c->tile : c->g.height;
+}
+
+/* Lower the key of pixel (x, y) to what its neighbours offer now; did it drop? */
+static bool
+TileScanPixel(WsCtx *c, int64_t x, int64_t y)
+{
+	int64_t		i = y * c->g.width + x;
+	uint64_t	k;
+
+	if (c->lv[i] == PB_WS_INF || c->seed[i])
+		return false;
+	k = c->key[i];
+	for (int j = 0; j < c->g.conn; j++)
+	{
+		int64_t		v = WsNeighbour(&c->g, c->lv, x, y, j);
+
+		if (v >= 0 && WsCand(c->key[v], c->lv[i]) < k)
+			k = WsCand(c->key[v], c->lv[i]);
+	}
+	if (k == c->key[i])
+		return false;
+	c->key[i] = k;
+	return true;
+}
+
+/*
+ * Whether pixel (x, y) can still lower the key of a neighbour inside the
+ * tile [x0, x1) x [y0, y1): only such pixels need to enter the heap.
+ */
+static bool
+TileCanImprove(const WsCtx *c, int64_t x, int64_t y, int64_t x0, int64_t y0,
+			   int64_t x1, int64_t y1)
+{
+	int64_t		i = y * c->g.width + x;
+
+	if (c->lv[i] == PB_WS_INF)
+		return false;
+	for (int j = 0; j < c->g.conn; j++)
+	{
+		int64_t		nx = x + ws_dx[j],
+					ny = y + ws_dy[j],
+					v = ny * c->g.width + nx;
+
+		if (nx >= x0 && ny >= y0 && nx < x1 && ny < y1 && c->lv[v] != PB_WS_INF &&
+			!c->seed[v] && WsCand(c->key[i], c->lv[v]) < c->key[v])
+			return true;
+	}
+	return false;
+}
+
+/* Whether (x, y) is scanned on this run of a tile (all, or the frame). */
+static inline bool
+TileScanned(bool full, int64_t x, int64_t y, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+{
+	return full || y == y0 || y == y1 - 1 || x == x0 || x == x1 - 1;
+}
+
+/*
+ * Run tile t to its least keys given its neighbours' current keys: a scan
+ * (of every pixel the first time, then of its border pixels: only what
+ * lies outside can have changed), then Dijkstra inside the tile from the
+ * pixels that can still improve a neighbour.  Notes whether a border
+ * pixel changed.
+ */
+static void
+TileRun(void *arg, int64_t item)
+{
+	WsCtx	   *c = arg;
+	int64_t		t = c->list[item];
+	int64_t		x0,
+				y0,
+				x1,
+				y1;
+	WsHeap		h = {0};
+	bool		ok = true,
+				border = false,
+				full = !c->visited[t];
+
+	TileBounds(c, t, &x0, &y0, &x1, &y1);
+	for (int64_t y = y0; y < y1; y++)
+		for (int64_t x = x0; x < x1; x++)
+			if (TileScanned(full, x, y, x0, y0, x1, y1) && TileScanPixel(c, x, y) &&
+				TileScanned(false, x, y, x0, y0, x1, y1))
+				border = true;
+	for (int64_t y = y0; y < y1 && ok; y++)
+		for (int64_t x = x0; x < x1 && ok; x++)
+			if (TileScanned(full, x, y, x0, y0, x1, y1) &&
+				TileCanImprove(c, x, y, x0, y0, x1, y1))
+				ok = HeapPush(&h, c->key[y * c->g.width + x], y * c->g.width + x);
+	while (ok && h.n > 0)
+	{
+		WsHeapItem	it = HeapPop(&h);
+		int64_t		x = it.pix % c->g.width,
+					y = it.pix / c->g.width;
+
+		if (it.key != c->key[it.pix])
+			continue;			/* superseded */
+		for (int j = 0; j < c->g.conn && ok; j++)
+		{
+			int64_t		nx = x + ws_dx[j],
+						ny = y + ws_dy[j],
+						v;
+			uint64_t	k;
+
+			if (nx < x0 || ny < y0 || nx >= x1 || ny >= y1)
+				continue;
+			v = ny * c->g.width + nx;
+			if (c->lv[v] == PB_WS_INF || c->seed[v])
+				continue;
+			k = WsCand(it.key, c->lv[v]);
+			if (k < c->key[v])
+			{
+				c->key[v] = k;
+				border |= nx == x0 || ny == y0 || nx == x1 - 1 || ny == y1 - 1;
+				ok = HeapPush(&h, k, v);
+			}
+		}
+	}
+	free(h.a);
+	if (!ok)
+		atomic_store(&c->nomem, 1);
+	c->visited[t] = 1;
+	c->border_changed[t] = border;
+}
+
+/* Activate the (up to eight) tiles around tile t. */
+static void
+ActivateAround(WsCtx *c, int64_t t)
+{
+	int64_t		tx = t % c->tiles_x,
+				ty = t / c->tiles_x;
+
+	for (int64_t dy = -1; dy <= 1; dy++)
+		for (int64_t dx = -1; dx <= 1; dx++)
+		{
+			int64_t		nx = tx + dx,
+						ny = ty + dy;
+
+			if ((dx || dy) && nx >= 0 && ny >= 0 && nx < c->tiles_x && ny < c->tiles_y)
+				c->active[ny * c->tiles_x + nx] = 1;
+		}
+}
+
+/* Rounds of the four tile colours until no tile is active. */
+static PbStatus
+KeyRounds(WsCtx *c, const PbRun *run)
+{
+	int64_t		ntiles = c->tiles_x * c->tiles_y;
+	bool		any = true;
+
+	memset(c->active, 1, ntiles);
+	while (any)
+	{
+		any = false;
+		for (int colour = 0; colour < 4; colour++)
+		{
+			int64_t		n = 0;
+			PbStatus st;
+
+			for (int64_t t = 0; t < ntiles; t++)
+				if (c->active[t] && (t % c->tiles_x % 2) + 2 * (t / c->tiles_x % 2) == colour)
+				{
+					c->list[n++] = t;
+					c->active[t] = 0;
+				}
+			if (n == 0)
+				continue;
+			any = true;
+			st = PbParallelFor(run, n, TileRun, c);
+			if (st != PB_OK)
+				return st;
+			if (atomic_load(&c->nomem))
+				return PB_ERR_NOMEM;
+			for (int64_t i = 0; i < n; i++)
+				if (c->border_changed[c->list[i]])
+					ActivateAround(c, c->list[i]);
+		}
+	}
+	return PB_OK;
+}
+
+/* Levels, seeds and initial keys of a band of rows. */
+static void
+InitRows(void *arg, int64_t item)
+{
+	WsCtx	   *c = arg;
+	int64_t		y1 = (item + 1) * WS_ROWS_PER_ITEM;
+	const uint32_t *m = c->spec->markers;
+
+	if (y1 > c->g.height)
+		y1 = c->g.height;
+	for (int64_t i = item * WS_ROWS_PER_ITEM * c->g.width; i < y1 * c->g.width; i++)
+	{
+		c->lv[i] = PbWsLevel(c->spec, i);
+		c->seed[i] = c->lv[i] != PB_WS_INF && m && m[i] != 0;
+		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(&c->g, c->lv[i]);
+	}
+}
+
+/*
+ * Pointers of a band of rows; seeds (markers, and marker-less the minima:
+ * d = INF) and pixels no seed reaches get none and their final label.
+ */
+static void
+PointerRows(void *arg, int64_t item)
+{
+	WsCtx	   *c = arg;
+	int64_t		y1 = (item + 1) * WS_ROWS_PER_ITEM;
+
+	if (y1 > c->g.height)
+		y1 = c->g.height;
+	for (int64_t y = item * WS_ROWS_PER_ITEM; y < y1; y++)
+		for (int64_t x = 0; x < c->g.width; x++)
+		{
+			int64_t		i = y * c->g.width + x;
+			int			p = -1;
+
+			if (c->lv[i] != PB_WS_INF && !c->seed[i] && WsKeyD(c->key[i]) != PB_WS_INF)
+				p = WsPointer(&c->g, c->lv, c->key, x, y, c->key[i]);
+			c->ptr[i] = p < 0 ? WS_NO_POINTER : (uint8_t) p;
+			if (!c->g.markers && c->lv[i] != PB_WS_INF && WsKeyD(c->key[i]) == PB_WS_INF)
+				c->seed[i] = 1;
+			c->done[i] = p < 0;
+			if (p < 0)
+				c->labels[i] = c->seed[i] && c->g.markers ? c->g.markers[i] : 0;
+		}
+}
+
+/* Root of pixel i in the union-find forest of minima (path halving). */
+static uint32_t
+MinFind(uint32_t *parent, uint32_t i)
+{
+	while (parent[i] != i)
+	{
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+/*
+ * Marker-less: label each minimum (a connected plateau of seeds of one
+ * level) 1, 2, ... in row-major order of its first pixel.
+ */
+static PbStatus
+NumberMinima(WsCtx *c)
+{
+	uint32_t   *parent = malloc(sizeof(uint32_t) * c->g.n);
+	uint32_t	k = 0;
+
+	if (parent == NULL)
+		return PB_ERR_NOMEM;
+	for (int64_t i = 0; i < c->g.n; i++)
+	{
+		int64_t		x = i % c->g.width,
+					y = i / c->g.width;
+
+		if (!c->seed[i])
+			continue;
+		parent[i] = (uint32_t) i;
+		/* the neighbours scanned before i: up, left and the two upper diagonals */
+		for (int j = 0; j < c->g.conn; j++)
+		{
+			int64_t		v = WsNeighbour(&c->g, c->lv, x, y, j);
+			uint32_t	a,
+						b;
+
+			if (v < 0 || v >= i || !c->seed[v] || c->lv[v] != c->lv[i])
+				continue;
+			a = MinFind(parent, (uint32_t) i);
+			b = MinFind(parent, (uint32_t) v);
+			if (a < b)
+				parent[b] = a;
+			else if (b < a)
+				parent[a] = b;
+		}
+	}
+	for (int64_t i = 0; i < c->g.n; i++)
+		if (c->seed[i])
+		{
+			uint32_t	r = MinFind(parent, (uint32_t) i);
+
+			c->labels[i] = r == (uint32_t) i ? ++k : c->labels[r];
+		}
+	free(parent);
+	return PB_OK;
+}
+
+/* The pixel pointer p of pixel i leads to. */
+static int64_t
+PointerTarget(const WsCtx *c, int64_t i)
+{
+	int			j = c->ptr[i];
+
+	return i + ws_dy[j] * c->g.width + ws_dx[j];
+}
+
+/*
+ * Labels of a band of rows: follow pointers to a pixel whose label is
+ * final, then give that label to the whole walk.
+ */
+static void
+LabelRows(void *arg, int64_t item)
+{
+	WsCtx	   *c = arg;
+	int64_t		y1 = (item + 1) * WS_ROWS_PER_ITEM;
+	int64_t    *walk = NULL;
+	size_t		cap = 0;
+
+	if (y1 > c->g.height)
+		y1 = c->g.height;
+	for (int64_t i = item * WS_ROWS_PER_ITEM * c->g.width; i < y1 * c->g.width; i++)
+	{
+		size_t		n = 0;
+		int64_t		v = i;
+		uint32_t	l;
+
+		while (!__atomic_load_n(&c->done[v], __ATOMIC_ACQUIRE))
+		{
+			if (n == cap)
+			{
+				size_t		ncap = cap ? cap * 2 : 256;
+				int64_t    *w = realloc(walk, ncap * sizeof(int64_t));
+
+				if (w == NULL)
+				{
+					atomic_store(&c->nomem, 1);
+					free(walk);
+					return;
+				}
+				walk = w;
+				cap = ncap;
+			}
+			walk[n++] = v;
+			v = PointerTarget(c, v);
+		}
+		l = __atomic_load_n(&c->labels[v], __ATOMIC_RELAXED);
+		while (n > 0)
+		{
+			v = walk[--n];
+			__atomic_store_n(&c->labels[v], l, __ATOMIC_RELAXED);
+			__atomic_store_n(&c->done[v], 1, __ATOMIC_RELEASE);
+		}
+	}
+	free(walk);
+}
+
+/* Mark (in ptr, free by now) the watershed line pixels of a band of rows. */
+static void
+LineRows(void *arg, int64_t item)
+{
+	WsCtx	   *c = arg;
+	int64_t		y1 = (item + 1) * WS_ROWS_PER_ITEM;
+
+	if (y1 > c->g.height)
+		y1 = c->g.height;
+	for (int64_t i = item * WS_ROWS_PER_ITEM * c->g.width; i < y1 * c->g.width; i++)
+		c->ptr[i] = c->lv[i] != PB_WS_INF &&
+			WsIsLine(&c->g, c->lv, c->seed, c->key, c->labels, i);
+}
+
+/* Set the line pixels of a band of rows to 0. */
+static void
+ClearLineRows(void *arg, int64_t item)
+{
+	WsCtx	   *c = arg;
+	int64_t		y1 = (item + 1) * WS_ROWS_PER_ITEM;
+
+	if (y1 > c->g.height)
+		y1 = c->g.height;
+	for (int64_t i = item * WS_ROWS_PER_ITEM * c->g.width; i < y1 * c->g.width; i++)
+		if (c->ptr[i])
+			c->labels[i] = 0;
+}
+
+/* Every phase after the arguments are checked and memory is had. */
+static PbStatus
+WatershedPhases(WsCtx *c, const PbRun *run)
+{
+	int64_t		rows = (c->g.height + WS_ROWS_PER_ITEM - 1) / WS_ROWS_PER_ITEM;
+	PbStatus st;
+
+	if ((st = PbParallelFor(run, rows, InitRows, c)) != PB_OK)
+		return st;
+	if ((st = KeyRounds(c, run)) != PB_OK)
+		return st;
+	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
+		return st;
+	if (!c->g.markers && (st = NumberMinima(c)) != PB_OK)
+		return st;
+	if ((st = PbParallelFor(run, rows, LabelRows, c)) != PB_OK)
+		return st;
+	if (atomic_load(&c->nomem))
+		return PB_ERR_NOMEM;
+	if (!c->spec->lines)
+		return PB_OK;
+	/* lines are decided on the labels before any line, then drawn */
+	if ((st = PbParallelFor(run, rows, LineRows, c)) != PB_OK)
+		return st;
+	return PbParallelFor(run, rows, ClearLineRows, c);
+}
+
+/* The watershed of spec into labels, on run->threads threads. */
+PbStatus
+PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run)
+{
+	WsCtx		c;
+	int64_t		ntiles;
+	PbStatus st = PbWatershedCheck(spec);
+
+	if (st != PB_OK)
+		return st;
+	if (labels == NULL || run == NULL || run->threads < 1 || run->tile < 0)
+		return PB_ERR_BADARG;
+	memset(&c, 0, sizeof(c));
+	WsGridInit(&c.g, spec);
+	c.spec = spec;
+	c.labels = labels;
+	c.tile = run->tile > 0 ? run->tile : WS_DEFAULT_TILE;
+	c.tiles_x = (c.g.width + c.tile - 1) / c.tile;
+	c.tiles_y = (c.g.height + c.tile - 1) / c.tile;
+	ntiles = c.tiles_x * c.tiles_y;
+	atomic_init(&c.nomem, 0);
+	c.lv = malloc(sizeof(uint32_t) * c.g.n);
+	c.key = malloc(sizeof(uint64_t) * c.g.n);
+	c.seed = malloc(c.g.n);
+	c.ptr = malloc(c.g.n);
+	c.done = malloc(c.g.n);
+	c.active = malloc(ntiles);
+	c.visited = calloc(ntiles, 1);
+	c.border_changed = calloc(ntiles, 1);
+	c.list = malloc(sizeof(int64_t) * ntiles);
+	if (!c.lv || !c.key || !c.seed || !c.ptr || !c.done || !c.active ||
+		!c.visited || !c.border_changed || !c.list)
+		st = PB_ERR_NOMEM;
+	else
+		st = WatershedPhases(&c, run);
+	free(c.lv);
+	free(c.key);
+	free(c.seed);
+	free(c.ptr);
+	free(c.done);
+	free(c.active);
+	free(c.visited);
+	free(c.border_changed);
+	free(c.list);
+	return st;
+}

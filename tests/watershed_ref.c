@@ -1,0 +1,176 @@
+/*
+ * watershed_ref.c: the watershed definition of pb_watershed.h computed
+ * literally, as the synchronous cellular automaton: every pixel's key,
+ * pointer and label are recomputed from its neighbours' previous state,
+ * all at once, until nothing changes; then the minima are numbered and
+ * the lines drawn.  Slow (one step per pixel of the longest path) and
+ * plain on purpose: it is the reference the tests hold the tiled CPU and
+ * the GPU versions to.  Also the argument check every version shares.
+ */
+#include <stdlib.h>
+
+#include "../src/core/raster/pb_raster.h"
+#include "../src/core/raster/watershed_rules.h"
+
+/* PB_ERR_BADARG unless the spec is one the watershed functions accept. */
+PbStatus
+PbWatershedCheck(const PbWatershedSpec *spec)
+{
+	if (spec == NULL || spec->image.data == NULL)
+		return PB_ERR_BADARG;
+	if (spec->image.width < 1 || spec->image.height < 1)
+		return PB_ERR_BADARG;
+	/* pixel index + 1 must fit a uint32 label (raster WKB sides are <= 65535) */
+	if ((uint64_t) spec->image.width * (uint64_t) spec->image.height >= (uint64_t) PB_WS_INF - 1)
+		return PB_ERR_BADARG;
+	if (spec->connectivity != 4 && spec->connectivity != 8)
+		return PB_ERR_BADARG;
+	switch (spec->image.type)
+	{
+		case PB_PIX_1BB:
+		case PB_PIX_8BUI:
+		case PB_PIX_16BUI:
+		case PB_PIX_32BF:
+			return PB_OK;
+	}
+	return PB_ERR_BADARG;
+}
+
+/*
+ * One synchronous step for pixel i: its new key, label and pointer from
+ * the previous keys and labels.  Returns whether anything changed.
+ */
+static bool
+RefStep(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
+		const uint64_t *key, const uint32_t *lab, int64_t i,
+		uint64_t *nkey, uint32_t *nlab)
+{
+	int64_t		x = i % g->width,
+				y = i / g->width;
+	uint64_t	k = WsBase(g, lv[i]);
+	int			best = -1;
+	uint32_t	l;
+
+	for (int j = 0; j < g->conn; j++)
+	{
+		int64_t		v = WsNeighbour(g, lv, x, y, j);
+
+		if (v >= 0 && WsCand(key[v], lv[i]) < k)
+			k = WsCand(key[v], lv[i]);
+	}
+	if (WsKeyD(k) != PB_WS_INF)
+		best = WsPointer(g, lv, key, x, y, k);
+	if (best >= 0)
+		l = lab[WsNeighbour(g, lv, x, y, best)];
+	else if (g->markers == NULL)
+	{
+		/* a minimum so far: the least first index over its plateau */
+		l = (uint32_t) i + 1;
+		for (int j = 0; j < g->conn; j++)
+		{
+			int64_t		v = WsNeighbour(g, lv, x, y, j);
+
+			if (v >= 0 && !seed[v] && lv[v] == lv[i] && WsKeyD(key[v]) == PB_WS_INF && lab[v] < l)
+				l = lab[v];
+		}
+	}
+	else
+		l = 0;					/* not reached from any marker (yet) */
+	*nkey = k;
+	*nlab = l;
+	return k != key[i] || l != lab[i];
+}
+
+/* The synchronous automaton, then the numbering of minima and the lines. */
+PbStatus
+PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels)
+{
+	WsGrid		g;
+	int64_t		n;
+	uint32_t   *lv,
+			   *lab,
+			   *nlab,
+			   *rank;
+	uint64_t   *key,
+			   *nkey;
+	uint8_t    *seed;
+	bool		changed = true;
+	PbStatus st = PbWatershedCheck(spec);
+
+	if (st != PB_OK)
+		return st;
+	WsGridInit(&g, spec);
+	n = g.n;
+	lv = malloc(sizeof(uint32_t) * n);
+	lab = malloc(sizeof(uint32_t) * n);
+	nlab = malloc(sizeof(uint32_t) * n);
+	rank = malloc(sizeof(uint32_t) * n);
+	key = malloc(sizeof(uint64_t) * n);
+	nkey = malloc(sizeof(uint64_t) * n);
+	seed = malloc(n);
+	if (!lv || !lab || !nlab || !rank || !key || !nkey || !seed)
+	{
+		st = PB_ERR_NOMEM;
+		goto done;
+	}
+	for (int64_t i = 0; i < n; i++)
+	{
+		lv[i] = PbWsLevel(spec, i);
+		seed[i] = lv[i] != PB_WS_INF && spec->markers && spec->markers[i] != 0;
+		key[i] = seed[i] ? WsKey(lv[i], 0) : WsBase(&g, lv[i]);
+		lab[i] = seed[i] ? spec->markers[i] : (spec->markers ? 0 : (uint32_t) i + 1);
+		if (lv[i] == PB_WS_INF)
+			lab[i] = 0;
+	}
+	while (changed)
+	{
+		changed = false;
+		for (int64_t i = 0; i < n; i++)
+		{
+			nkey[i] = key[i];
+			nlab[i] = lab[i];
+			if (lv[i] != PB_WS_INF && !seed[i] &&
+				RefStep(&g, lv, seed, key, lab, i, &nkey[i], &nlab[i]))
+				changed = true;
+		}
+		{
+			uint64_t   *tk = key;
+			uint32_t   *tl = lab;
+
+			key = nkey;
+			nkey = tk;
+			lab = nlab;
+			nlab = tl;
+		}
+	}
+
+	/* marker-less: number the minima (labelled by first index) in order */
+	if (spec->markers == NULL)
+	{
+		uint32_t	k = 0;
+
+		for (int64_t i = 0; i < n; i++)
+			if (lv[i] != PB_WS_INF && WsKeyD(key[i]) == PB_WS_INF && lab[i] == (uint32_t) i + 1)
+				rank[i] = ++k;
+		for (int64_t i = 0; i < n; i++)
+			if (lv[i] != PB_WS_INF)
+				lab[i] = rank[lab[i] - 1];
+		for (int64_t i = 0; i < n; i++)
+			seed[i] = lv[i] != PB_WS_INF && WsKeyD(key[i]) == PB_WS_INF;
+	}
+	for (int64_t i = 0; i < n; i++)
+		labels[i] = lab[i];
+	if (spec->lines)
+		for (int64_t i = 0; i < n; i++)
+			if (WsIsLine(&g, lv, seed, key, lab, i))
+				labels[i] = 0;
+done:
+	free(lv);
+	free(lab);
+	free(nlab);
+	free(rank);
+	free(key);
+	free(nkey);
+	free(seed);
+	return st;
+}

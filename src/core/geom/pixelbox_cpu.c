@@ -17,6 +17,7 @@
  */
 #include "batch.h"
 #include "pixelbox_rules.h"
+#include "ring_edges.h"
 
 /* Pixelization threshold T (pixels) and sub-boxes per side when splitting. */
 #define PB_PIXELBOX_T 64
@@ -45,30 +46,26 @@ static void
 LoadEdges(EdgeSet *es, PbAxisEdge *buf, const PbBatch *b, const PbShape *s,
 		  size_t cap)
 {
+	PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
+	PbIntEdge	edge;
+
 	es->vert = buf;
 	es->horz = buf + cap;
 	es->nvert = es->nhorz = 0;
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
+	while (PbEdgeWalkNextInt(&walk, &edge))
 	{
-		const int32_t *pt = b->ipts + 2 * (size_t) b->rings[r].start;
-		uint32_t	n = b->rings[r].npoints;
+		PbAxisEdge	axis_edge;
 
-		for (uint32_t i = 0; i < n; i++)
+		switch (PbAxisEdgeOf(edge.x0, edge.y0, edge.x1, edge.y1, &axis_edge))
 		{
-			uint32_t	j = (i + 1 == n) ? 0 : i + 1;
-			PbAxisEdge	axis_edge;
-
-			switch (PbAxisEdgeOf(pt[2 * i], pt[2 * i + 1], pt[2 * j], pt[2 * j + 1], &axis_edge))
-			{
-				case PB_EDGE_VERTICAL:
-					es->vert[es->nvert++] = axis_edge;
-					break;
-				case PB_EDGE_HORIZONTAL:
-					es->horz[es->nhorz++] = axis_edge;
-					break;
-				case PB_EDGE_NONE:
-					break;
-			}
+			case PB_EDGE_VERTICAL:
+				es->vert[es->nvert++] = axis_edge;
+				break;
+			case PB_EDGE_HORIZONTAL:
+				es->horz[es->nhorz++] = axis_edge;
+				break;
+			case PB_EDGE_NONE:
+				break;
 		}
 	}
 }

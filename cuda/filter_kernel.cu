@@ -8,18 +8,19 @@
  * blocks of part p are grid column p; each thread takes one shape of the
  * larger set (a row) and tests it against the smaller set (the columns),
  * staged through shared memory a tile at a time, so every box is read from
- * global memory once per row block.  Boxes are rounded outward to float
- * exactly as PostGIS stores them (__int2float_rd / _ru are exact for the
- * +-2^30 integers of PB_SHAPE_INT shapes, like PbBoxAsPostgisFloat), so the
- * pairs are those PostGIS's && finds.  A pair is kept when its reference
- * point (largest xmin, largest ymin of the float boxes) lies in the part's
- * half-open window, which counts a pair seen by several tiles once.  Kept
+ * global memory once per row block.  The box rules are those of the CPU
+ * filter, from src/core/geom/box_float4.h: boxes are rounded outward to
+ * float exactly as PostGIS stores them, so the pairs are those PostGIS's
+ * && finds, and a pair is kept when its reference point (largest xmin,
+ * largest ymin of the float boxes) lies in the part's half-open window,
+ * which counts a pair seen by several tiles once.  Kept
  * pairs are appended with an atomic counter that keeps counting past the
  * room there is, so the runtime sees an overflow and re-runs with more.
  */
 #include <cuda_runtime.h>
 
 #include "gpu_layout.h"
+#include "../src/core/geom/box_float4.h"
 
 #define PB_FILTER_THREADS 128	/* rows per block, and columns per tile */
 
@@ -29,20 +30,19 @@ FloatBox(const GShape &s)
 {
 	if (s.nrings == 0)
 		return make_float4(INFINITY, INFINITY, -INFINITY, -INFINITY);
-	return make_float4(__int2float_rd(s.xmin), __int2float_rd(s.ymin),
-					   __int2float_ru(s.xmax), __int2float_ru(s.ymax));
+	return make_float4(PbFloatDown(s.xmin), PbFloatDown(s.ymin),
+					   PbFloatUp(s.xmax), PbFloatUp(s.ymax));
 }
 
 /*
- * Keep the pair of part-local shapes u and v (one of each set) when its
- * reference point (x, y) lies in the part's window, compared in double.
+ * Keep the pair of part-local shapes u and v (one of each set), whose float
+ * boxes ub and vb meet, when its reference point lies in the part's window.
  */
 __device__ static void
-Emit(const GBatch &b, const GFilterPart &fp, uint32_t u, uint32_t v, float x,
-	 float y)
+Emit(const GBatch &b, const GFilterPart &fp, uint32_t u, uint32_t v,
+	 float4 ub, float4 vb)
 {
-	if ((double) x >= fp.ref.xmin && (double) x < fp.ref.xmax &&
-		(double) y >= fp.ref.ymin && (double) y < fp.ref.ymax)
+	if (PbRefPointIn(ub.x, ub.y, vb.x, vb.y, &fp.ref))
 	{
 		unsigned long long k = atomicAdd(b.nfound, 1ULL);
 
@@ -84,9 +84,8 @@ FilterKernel(GBatch b)
 			{
 				float4		cb = tile[j];
 
-				if (rb.x <= cb.z && cb.x <= rb.z && rb.y <= cb.w && cb.y <= rb.w)
-					Emit(b, fp, row0 + r, col0 + c0 + j, fmaxf(rb.x, cb.x),
-						 fmaxf(rb.y, cb.y));
+				if (PbBoxesMeet(rb.x, rb.y, rb.z, rb.w, cb.x, cb.y, cb.z, cb.w))
+					Emit(b, fp, row0 + r, col0 + c0 + j, rb, cb);
 			}
 		}
 	}

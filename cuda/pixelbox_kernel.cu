@@ -15,11 +15,13 @@
  * horizontal lists; otherwise they are read from the rings in global
  * memory.  Per-thread areas are summed in the block: one int64 per pair.
  * Every test is on integers, so the result is exact and equals
- * PixelBox-CPU's (src/core/pixelbox_cpu.c) on every pair.
+ * PixelBox-CPU's (src/core/geom/pixelbox_cpu.c) on every pair: both
+ * apply the per-edge rules of src/core/geom/pixelbox_rules.h.
  */
 #include <cuda_runtime.h>
 
 #include "gpu_layout.h"
+#include "../src/core/geom/pixelbox_rules.h"
 
 #define PB_THREADS 64			/* n: threads per block */
 #define PB_SPLIT 8				/* sub-boxes per side: PB_SPLIT^2 == n */
@@ -27,24 +29,11 @@
 #define PB_STACK (PB_THREADS * 13)	/* >= 1 + 12 levels of n - 1 children */
 #define PB_EDGE_CAP 768			/* edges of a pair kept in shared memory */
 
-enum
-{
-	POS_OUTSIDE, POS_INSIDE, POS_HOVER
-};
-
-/* An axis-parallel edge: fixed coordinate c, range [lo, hi). */
-struct Edge
-{
-	int			c,
-				lo,
-				hi;
-};
-
 /* Edges of both polygons in shared memory, split by direction. */
 struct SharedEdges
 {
-	const Edge *v[2];
-	const Edge *h[2];
+	const PbAxisEdge *v[2];
+	const PbAxisEdge *h[2];
 	int			nv[2],
 				nh[2];
 
@@ -55,7 +44,7 @@ struct SharedEdges
 
 #pragma unroll 4
 		for (int i = 0; i < nv[s]; i++)
-			inside ^= (v[s][i].c <= px) & (v[s][i].lo <= py) & (py < v[s][i].hi);
+			inside ^= PbPixelRayCrosses(v[s][i].c, v[s][i].lo, v[s][i].hi, px, py);
 		return inside;
 	}
 
@@ -66,13 +55,13 @@ struct SharedEdges
 
 #pragma unroll 4
 		for (int i = 0; i < nv[s]; i++)
-			hover |= (v[s][i].c > x0) & (v[s][i].c < x1) & (v[s][i].lo < y1) & (v[s][i].hi > y0);
+			hover |= PbEdgeCutsBox(v[s][i].c, v[s][i].lo, v[s][i].hi, x0, x1, y0, y1);
 #pragma unroll 4
 		for (int i = 0; i < nh[s]; i++)
-			hover |= (h[s][i].c > y0) & (h[s][i].c < y1) & (h[s][i].lo < x1) & (h[s][i].hi > x0);
+			hover |= PbEdgeCutsBox(h[s][i].c, h[s][i].lo, h[s][i].hi, y0, y1, x0, x1);
 		if (hover)
-			return POS_HOVER;
-		return PixelIn(s, x0, y0) ? POS_INSIDE : POS_OUTSIDE;
+			return PB_BOX_HOVER;
+		return PixelIn(s, x0, y0) ? PB_BOX_INSIDE : PB_BOX_OUTSIDE;
 	}
 };
 
@@ -98,8 +87,7 @@ struct GlobalEdges
 			{
 				int2		b = pts[rg.x + i];
 
-				if (a.x == b.x)
-					inside ^= (a.x <= px) & (min(a.y, b.y) <= py) & (py < max(a.y, b.y));
+				inside ^= PbRingEdgeRayCrosses(a.x, a.y, b.x, b.y, px, py);
 				a = b;
 			}
 		}
@@ -118,14 +106,12 @@ struct GlobalEdges
 			{
 				int2		b = pts[rg.x + i];
 
-				if (a.x == b.x && a.x > x0 && a.x < x1 && min(a.y, b.y) < y1 && max(a.y, b.y) > y0)
-					return POS_HOVER;
-				if (a.y == b.y && a.y > y0 && a.y < y1 && min(a.x, b.x) < x1 && max(a.x, b.x) > x0)
-					return POS_HOVER;
+				if (PbRingEdgeCutsBox(a.x, a.y, b.x, b.y, x0, y0, x1, y1))
+					return PB_BOX_HOVER;
 				a = b;
 			}
 		}
-		return PixelIn(s, x0, y0) ? POS_INSIDE : POS_OUTSIDE;
+		return PixelIn(s, x0, y0) ? PB_BOX_INSIDE : PB_BOX_OUTSIDE;
 	}
 };
 
@@ -192,8 +178,8 @@ PairArea(const ES &es, int wx0, int wy0, int wx1, int wy1, int pixel_only,
 		}
 		else
 		{
-			int			kx = w < PB_SPLIT ? (int) w : PB_SPLIT;
-			int			ky = h < PB_SPLIT ? (int) h : PB_SPLIT;
+			int			kx = PbSplitCount(w, PB_SPLIT);
+			int			ky = PbSplitCount(h, PB_SPLIT);
 
 			if (tid == 0)
 				*st.count = t;
@@ -202,16 +188,16 @@ PairArea(const ES &es, int wx0, int wy0, int wx1, int wy1, int pixel_only,
 			{
 				int			i = tid % kx,
 							j = tid / kx;
-				long long	cx0 = bx0 + w * i / kx,
-							cx1 = bx0 + w * (i + 1) / kx;
-				long long	cy0 = by0 + h * j / ky,
-							cy1 = by0 + h * (j + 1) / ky;
+				long long	cx0 = PbSplitAt(bx0, w, i, kx),
+							cx1 = PbSplitAt(bx0, w, i + 1, kx);
+				long long	cy0 = PbSplitAt(by0, h, j, ky),
+							cy1 = PbSplitAt(by0, h, j + 1, ky);
 				int			pp = es.Position(0, cx0, cy0, cx1, cy1);
-				int			pq = pp == POS_OUTSIDE ? POS_OUTSIDE : es.Position(1, cx0, cy0, cx1, cy1);
+				int			pq = pp == PB_BOX_OUTSIDE ? PB_BOX_OUTSIDE : es.Position(1, cx0, cy0, cx1, cy1);
 
-				if (pp == POS_INSIDE && pq == POS_INSIDE)
+				if (pp == PB_BOX_INSIDE && pq == PB_BOX_INSIDE)
 					acc += (cx1 - cx0) * (cy1 - cy0);
-				else if (pp != POS_OUTSIDE && pq != POS_OUTSIDE)
+				else if (pp != PB_BOX_OUTSIDE && pq != PB_BOX_OUTSIDE)
 				{
 					int			k = atomicAdd(st.count, 1);
 
@@ -243,7 +229,8 @@ ShapePoints(const GBatch &b, const GShape &s)
 
 /* Split the edges of shape s into the vertical list v and horizontal list h. */
 __device__ static void
-LoadEdges(const GBatch &b, const GShape &s, Edge *v, Edge *h, int *nv, int *nh)
+LoadEdges(const GBatch &b, const GShape &s, PbAxisEdge *v, PbAxisEdge *h, int *nv,
+		  int *nh)
 {
 	for (uint32_t r = s.ring_first; r < s.ring_first + s.nrings; r++)
 	{
@@ -253,11 +240,19 @@ LoadEdges(const GBatch &b, const GShape &s, Edge *v, Edge *h, int *nv, int *nh)
 		{
 			int2		a = b.pts[rg.x + i];
 			int2		c = b.pts[rg.x + (i + 1 == rg.y ? 0 : i + 1)];
+			PbAxisEdge	e;
 
-			if (a.x == c.x && a.y != c.y)
-				v[atomicAdd(nv, 1)] = Edge{a.x, min(a.y, c.y), max(a.y, c.y)};
-			else if (a.y == c.y && a.x != c.x)
-				h[atomicAdd(nh, 1)] = Edge{a.y, min(a.x, c.x), max(a.x, c.x)};
+			switch (PbAxisEdgeOf(a.x, a.y, c.x, c.y, &e))
+			{
+				case PB_EDGE_VERTICAL:
+					v[atomicAdd(nv, 1)] = e;
+					break;
+				case PB_EDGE_HORIZONTAL:
+					h[atomicAdd(nh, 1)] = e;
+					break;
+				case PB_EDGE_NONE:
+					break;
+			}
 		}
 	}
 }
@@ -299,7 +294,7 @@ PixelBoxKernel(GBatch b, int pixel_only)
 				sy0[PB_STACK],
 				sx1[PB_STACK],
 				sy1[PB_STACK];
-	__shared__ Edge edges[PB_EDGE_CAP];
+	__shared__ PbAxisEdge edges[PB_EDGE_CAP];
 	__shared__ int s_top,
 				s_count,
 				s_n[4];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "ring_edges.h"
 
 /* Integer bounds of the window [x0,x1) x [y0,y1). */
 typedef struct IWindow
@@ -26,35 +27,31 @@ static void
 FillFlags(uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
 		  const IWindow *w)
 {
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
+	PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
+	PbIntEdge	e;
+
+	while (PbEdgeWalkNextInt(&walk, &e))
 	{
-		const int32_t *pt = b->ipts + 2 * (size_t) b->rings[r].start;
-		uint32_t	n = b->rings[r].npoints;
+		int64_t		x = e.x0,
+					ya = e.y0,
+					yb = e.y1;
+		int64_t		col,
+					lo,
+					hi;
+		uint64_t	bit;
 
-		for (uint32_t i = 0; i < n; i++)
-		{
-			uint32_t	j = (i + 1 == n) ? 0 : i + 1;
-			int64_t		x = pt[2 * i],
-						ya = pt[2 * i + 1],
-						yb = pt[2 * j + 1];
-			int64_t		col,
-						lo,
-						hi;
-			uint64_t	bit;
-
-			if (x != pt[2 * j] || ya == yb || x >= w->x1)
-				continue;
-			col = x > w->x0 ? x - w->x0 : 0;
-			lo = (ya < yb ? ya : yb);
-			hi = (ya < yb ? yb : ya);
-			if (lo < w->y0)
-				lo = w->y0;
-			if (hi > w->y1)
-				hi = w->y1;
-			bit = (uint64_t) 1 << (col & 63);
-			for (int64_t y = lo; y < hi; y++)
-				bits[(size_t) (y - w->y0) * nw + (size_t) (col >> 6)] ^= bit;
-		}
+		if (x != e.x1 || ya == yb || x >= w->x1)
+			continue;
+		col = x > w->x0 ? x - w->x0 : 0;
+		lo = (ya < yb ? ya : yb);
+		hi = (ya < yb ? yb : ya);
+		if (lo < w->y0)
+			lo = w->y0;
+		if (hi > w->y1)
+			hi = w->y1;
+		bit = (uint64_t) 1 << (col & 63);
+		for (int64_t y = lo; y < hi; y++)
+			bits[(size_t) (y - w->y0) * nw + (size_t) (col >> 6)] ^= bit;
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "batch.h"
+#include "ring_edges.h"
 
 /* A non-vertical edge, left to right, translated, tagged with its shape. */
 typedef struct DEdge
@@ -27,23 +28,6 @@ typedef struct DEdge
 	int			shape;
 } DEdge;
 
-/* Read point i of ring r of shape s as doubles. */
-static inline void
-ShapePoint(const PbBatch *b, const PbShape *s, const PbRing *r, uint32_t i,
-		   double *x, double *y)
-{
-	if (s->kind == PB_SHAPE_INT)
-	{
-		*x = b->ipts[2 * ((size_t) r->start + i)];
-		*y = b->ipts[2 * ((size_t) r->start + i) + 1];
-	}
-	else
-	{
-		*x = b->dpts[2 * ((size_t) r->start + i)];
-		*y = b->dpts[2 * ((size_t) r->start + i) + 1];
-	}
-}
-
 /*
  * Append the non-vertical edges of s that reach into the window's x-range
  * to out, translated to the window's corner, and every vertex x strictly
@@ -53,36 +37,29 @@ static void
 CollectEdges(const PbBatch *b, const PbShape *s, int tag, const PbBox *w,
 			 DEdge *out, size_t *n, double *xs, size_t *nx)
 {
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
+	PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
+	PbDoubleEdge edge;
+
+	while (PbEdgeWalkNextDouble(&walk, &edge))
 	{
-		const PbRing *ring = &b->rings[r];
+		DEdge	   *kept;
 
-		for (uint32_t i = 0; i < ring->npoints; i++)
+		if (edge.x0 > w->xmin && edge.x0 < w->xmax)
+			xs[(*nx)++] = edge.x0 - w->xmin;
+		if (edge.x0 == edge.x1 || fmax(edge.x0, edge.x1) <= w->xmin ||
+			fmin(edge.x0, edge.x1) >= w->xmax)
+			continue;
+		kept = &out[(*n)++];
+		kept->shape = tag;
+		if (edge.x0 < edge.x1)
 		{
-			double		xa,
-						ya,
-						xb,
-						yb;
-			DEdge	   *e;
-
-			ShapePoint(b, s, ring, i, &xa, &ya);
-			ShapePoint(b, s, ring, (i + 1 == ring->npoints) ? 0 : i + 1, &xb, &yb);
-			if (xa > w->xmin && xa < w->xmax)
-				xs[(*nx)++] = xa - w->xmin;
-			if (xa == xb || fmax(xa, xb) <= w->xmin || fmin(xa, xb) >= w->xmax)
-				continue;
-			e = &out[(*n)++];
-			e->shape = tag;
-			if (xa < xb)
-			{
-				e->x0 = xa - w->xmin, e->y0 = ya - w->ymin;
-				e->x1 = xb - w->xmin, e->y1 = yb - w->ymin;
-			}
-			else
-			{
-				e->x0 = xb - w->xmin, e->y0 = yb - w->ymin;
-				e->x1 = xa - w->xmin, e->y1 = ya - w->ymin;
-			}
+			kept->x0 = edge.x0 - w->xmin, kept->y0 = edge.y0 - w->ymin;
+			kept->x1 = edge.x1 - w->xmin, kept->y1 = edge.y1 - w->ymin;
+		}
+		else
+		{
+			kept->x0 = edge.x1 - w->xmin, kept->y0 = edge.y1 - w->ymin;
+			kept->x1 = edge.x0 - w->xmin, kept->y1 = edge.y0 - w->ymin;
 		}
 	}
 }

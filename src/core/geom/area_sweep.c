@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "batch.h"
+#include "ring_edges.h"
 
 /* A horizontal edge clipped to the window, tagged with its shape (0 or 1). */
 typedef struct HEdge
@@ -43,27 +44,21 @@ static size_t
 CollectEdges(HEdge *out, size_t n, const PbBatch *b, const PbShape *s,
 			 int tag, int64_t x0, int64_t x1)
 {
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
+	PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
+	PbIntEdge	e;
+
+	while (PbEdgeWalkNextInt(&walk, &e))
 	{
-		const int32_t *pt = b->ipts + 2 * (size_t) b->rings[r].start;
-		uint32_t	np = b->rings[r].npoints;
+		int64_t		lo = e.x0 < e.x1 ? e.x0 : e.x1,
+					hi = e.x0 < e.x1 ? e.x1 : e.x0;
 
-		for (uint32_t i = 0; i < np; i++)
-		{
-			uint32_t	j = (i + 1 == np) ? 0 : i + 1;
-			int64_t		xa = pt[2 * i],
-						xb = pt[2 * j];
-			int64_t		lo = xa < xb ? xa : xb,
-						hi = xa < xb ? xb : xa;
-
-			if (pt[2 * i + 1] != pt[2 * j + 1] || xa == xb || hi <= x0 || lo >= x1)
-				continue;
-			out[n].xlo = lo < x0 ? x0 : lo;
-			out[n].xhi = hi > x1 ? x1 : hi;
-			out[n].y = pt[2 * i + 1];
-			out[n].shape = tag;
-			n++;
-		}
+		if (e.y0 != e.y1 || e.x0 == e.x1 || hi <= x0 || lo >= x1)
+			continue;
+		out[n].xlo = lo < x0 ? x0 : lo;
+		out[n].xhi = hi > x1 ? x1 : hi;
+		out[n].y = e.y0;
+		out[n].shape = tag;
+		n++;
 	}
 	return n;
 }

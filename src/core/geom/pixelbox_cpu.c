@@ -12,26 +12,22 @@
  * are split (PB_PIXELBOX_SPLIT^2 sub-boxes) until smaller than the
  * pixelization threshold T, then every pixel centre is tested by ray
  * casting.  Pixels are unit squares with integer corners, so it is exact.
+ * The tests of one edge against a pixel or a box are pixelbox_rules.h's,
+ * which the kernel applies too.
  */
 #include "batch.h"
+#include "pixelbox_rules.h"
+#include "ring_edges.h"
 
 /* Pixelization threshold T (pixels) and sub-boxes per side when splitting. */
 #define PB_PIXELBOX_T 64
 #define PB_PIXELBOX_SPLIT 4
 
-/* An axis-aligned edge: fixed coordinate c, range [lo, hi). */
-typedef struct AEdge
-{
-	int32_t		c,
-				lo,
-				hi;
-} AEdge;
-
-/* The edges of one shape split by direction. */
+/* The edges of one shape split by axis. */
 typedef struct EdgeSet
 {
-	AEdge	   *vert;			/* x = c, y in [lo, hi) */
-	AEdge	   *horz;			/* y = c, x in [lo, hi) */
+	PbAxisEdge *vert;			/* x = c, y in [lo, hi) */
+	PbAxisEdge *horz;			/* y = c, x in [lo, hi) */
 	size_t		nvert,
 				nhorz;
 } EdgeSet;
@@ -45,36 +41,31 @@ typedef struct SampBox
 				y1;
 } SampBox;
 
-typedef enum
-{
-	POS_OUTSIDE, POS_INSIDE, POS_HOVER
-} BoxPos;
-
 /* Split the edges of shape s into vertical and horizontal lists in buf. */
 static void
-LoadEdges(EdgeSet *es, AEdge *buf, const PbBatch *b, const PbShape *s,
+LoadEdges(EdgeSet *es, PbAxisEdge *buf, const PbBatch *b, const PbShape *s,
 		  size_t cap)
 {
+	PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
+	PbIntEdge	edge;
+
 	es->vert = buf;
 	es->horz = buf + cap;
 	es->nvert = es->nhorz = 0;
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
+	while (PbEdgeWalkNextInt(&walk, &edge))
 	{
-		const int32_t *pt = b->ipts + 2 * (size_t) b->rings[r].start;
-		uint32_t	n = b->rings[r].npoints;
+		PbAxisEdge	axis_edge;
 
-		for (uint32_t i = 0; i < n; i++)
+		switch (PbAxisEdgeOf(edge.x0, edge.y0, edge.x1, edge.y1, &axis_edge))
 		{
-			uint32_t	j = (i + 1 == n) ? 0 : i + 1;
-			int32_t		xa = pt[2 * i],
-						ya = pt[2 * i + 1],
-						xb = pt[2 * j],
-						yb = pt[2 * j + 1];
-
-			if (xa == xb && ya != yb)
-				es->vert[es->nvert++] = (AEdge) {xa, ya < yb ? ya : yb, ya < yb ? yb : ya};
-			else if (ya == yb && xa != xb)
-				es->horz[es->nhorz++] = (AEdge) {ya, xa < xb ? xa : xb, xa < xb ? xb : xa};
+			case PB_EDGE_VERTICAL:
+				es->vert[es->nvert++] = axis_edge;
+				break;
+			case PB_EDGE_HORIZONTAL:
+				es->horz[es->nhorz++] = axis_edge;
+				break;
+			case PB_EDGE_NONE:
+				break;
 		}
 	}
 }
@@ -86,29 +77,29 @@ PixelInside(const EdgeSet *es, int64_t px, int64_t py)
 	int			inside = 0;
 
 	for (size_t i = 0; i < es->nvert; i++)
-		inside ^= (es->vert[i].c <= px) & (es->vert[i].lo <= py) & (py < es->vert[i].hi);
+		inside ^= PbPixelRayCrosses(es->vert[i].c, es->vert[i].lo, es->vert[i].hi, px, py);
 	return inside;
 }
 
 /* Lemma 1: position of sampling box bx relative to the shape. */
-static BoxPos
+static PbBoxPos
 BoxPosition(const EdgeSet *es, const SampBox *bx)
 {
 	for (size_t i = 0; i < es->nvert; i++)
 	{
-		const AEdge *e = &es->vert[i];
+		const PbAxisEdge *e = &es->vert[i];
 
-		if (e->c > bx->x0 && e->c < bx->x1 && e->lo < bx->y1 && e->hi > bx->y0)
-			return POS_HOVER;
+		if (PbEdgeCutsBox(e->c, e->lo, e->hi, bx->x0, bx->x1, bx->y0, bx->y1))
+			return PB_BOX_HOVER;
 	}
 	for (size_t i = 0; i < es->nhorz; i++)
 	{
-		const AEdge *e = &es->horz[i];
+		const PbAxisEdge *e = &es->horz[i];
 
-		if (e->c > bx->y0 && e->c < bx->y1 && e->lo < bx->x1 && e->hi > bx->x0)
-			return POS_HOVER;
+		if (PbEdgeCutsBox(e->c, e->lo, e->hi, bx->y0, bx->y1, bx->x0, bx->x1))
+			return PB_BOX_HOVER;
 	}
-	return PixelInside(es, bx->x0, bx->y0) ? POS_INSIDE : POS_OUTSIDE;
+	return PixelInside(es, bx->x0, bx->y0) ? PB_BOX_INSIDE : PB_BOX_OUTSIDE;
 }
 
 /* Pixelization: count pixels of bx whose centres are inside both shapes. */
@@ -131,7 +122,7 @@ PbAreaPixelBox(PbScratch *s, const PbBatch *b, const PbShape *p,
 	size_t		pn = PbShapePoints(b, p),
 				qn = PbShapePoints(b, q);
 	PbBox		w = PbWindow(p, q);
-	AEdge	   *buf = PbScratchGet(s, 0, 2 * (pn + qn) * sizeof(AEdge));
+	PbAxisEdge *buf = PbScratchGet(s, 0, 2 * (pn + qn) * sizeof(PbAxisEdge));
 	/* depth <= 64 levels of SPLIT^2 children each */
 	SampBox    *stack = PbScratchGet(s, 1, 64 * PB_PIXELBOX_SPLIT * PB_PIXELBOX_SPLIT * sizeof(SampBox));
 	EdgeSet		ep,
@@ -148,32 +139,32 @@ PbAreaPixelBox(PbScratch *s, const PbBatch *b, const PbShape *p,
 		SampBox		bx = stack[--top];
 		int64_t		w = bx.x1 - bx.x0,
 					h = bx.y1 - bx.y0;
-		BoxPos		pp,
+		PbBoxPos	pp,
 					pq;
 
 		if (w <= 0 || h <= 0)
 			continue;
 		if (s->mem->check_interrupts && (++steps & 4095) == 0)
 			s->mem->check_interrupts(s->mem->ctx);
-		if ((pp = BoxPosition(&ep, &bx)) == POS_OUTSIDE ||
-			(pq = BoxPosition(&eq, &bx)) == POS_OUTSIDE)
+		if ((pp = BoxPosition(&ep, &bx)) == PB_BOX_OUTSIDE ||
+			(pq = BoxPosition(&eq, &bx)) == PB_BOX_OUTSIDE)
 			continue;
-		if (pp == POS_INSIDE && pq == POS_INSIDE)
+		if (pp == PB_BOX_INSIDE && pq == PB_BOX_INSIDE)
 			area += w * h;
 		else if (w * h < PB_PIXELBOX_T)
 			area += Pixelize(&ep, &eq, &bx);
 		else
 		{
 			/* split into up to SPLIT x SPLIT sub-boxes on integer lines */
-			int			kx = w < PB_PIXELBOX_SPLIT ? (int) w : PB_PIXELBOX_SPLIT;
-			int			ky = h < PB_PIXELBOX_SPLIT ? (int) h : PB_PIXELBOX_SPLIT;
+			int			kx = PbSplitCount(w, PB_PIXELBOX_SPLIT);
+			int			ky = PbSplitCount(h, PB_PIXELBOX_SPLIT);
 
 			for (int j = 0; j < ky; j++)
 				for (int i = 0; i < kx; i++)
 					stack[top++] = (SampBox)
 				{
-					bx.x0 + w * i / kx, bx.y0 + h * j / ky,
-						bx.x0 + w * (i + 1) / kx, bx.y0 + h * (j + 1) / ky
+					PbSplitAt(bx.x0, w, i, kx), PbSplitAt(bx.y0, h, j, ky),
+						PbSplitAt(bx.x0, w, i + 1, kx), PbSplitAt(bx.y0, h, j + 1, ky)
 				};
 		}
 	}

@@ -13,11 +13,11 @@
  * worst-case size follows from the tree shape, so traversal never
  * recurses and never grows memory while it runs.
  */
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "hilbert_rtree.h"
+#include "../geom/box_float4.h"
 
 /* Levels a tree can have: n < 2^32 entries and fanout >= 2. */
 #define RTREE_MAX_LEVELS 34
@@ -60,12 +60,12 @@ typedef struct JoinFrame
 	uint8_t		lb;
 } JoinFrame;
 
-/* Closed-box intersection, PostGIS && style; false when any compared value is NaN. */
+/* Closed-box intersection, PostGIS && style (PbBoxesMeet), of two PbBoxes. */
 static inline int
 BoxesIntersect(const PbBox *a, const PbBox *b)
 {
-	return a->xmin <= b->xmax && b->xmin <= a->xmax &&
-		a->ymin <= b->ymax && b->ymin <= a->ymax;
+	return PbBoxesMeet(a->xmin, a->ymin, a->xmax, a->ymax,
+					   b->xmin, b->ymin, b->xmax, b->ymax);
 }
 
 /* An empty box that any union replaces (inverted: +inf mins, -inf maxes). */
@@ -545,41 +545,6 @@ PbRTreeJoin(const PbRTree *ta, const PbRTree *tb,
 }
 
 /*
- * PostGIS's next_float_down: the largest float <= d, clamped to
- * [-FLT_MAX, FLT_MAX] as PostGIS does (NaN stays NaN).
- */
-static double
-PostgisFloatDown(double d)
-{
-	float		f;
-
-	if (d > (double) FLT_MAX)
-		return FLT_MAX;
-	if (d <= -(double) FLT_MAX)
-		return -FLT_MAX;
-	f = (float) d;
-	if ((double) f <= d)
-		return f;
-	return nextafterf(f, -FLT_MAX);
-}
-
-/* PostGIS's next_float_up: the smallest float >= d, clamped likewise. */
-static double
-PostgisFloatUp(double d)
-{
-	float		f;
-
-	if (d >= (double) FLT_MAX)
-		return FLT_MAX;
-	if (d < -(double) FLT_MAX)
-		return -FLT_MAX;
-	f = (float) d;
-	if ((double) f >= d)
-		return f;
-	return nextafterf(f, FLT_MAX);
-}
-
-/*
  * The float4 box PostGIS keeps for a geometry with double box b (mins
  * rounded down, maxes up), returned as doubles: filtering on these boxes
  * finds exactly the pairs that PostGIS's && finds, including pairs whose
@@ -590,9 +555,9 @@ PbBoxAsPostgisFloat(PbBox b)
 {
 	PbBox		r;
 
-	r.xmin = PostgisFloatDown(b.xmin);
-	r.ymin = PostgisFloatDown(b.ymin);
-	r.xmax = PostgisFloatUp(b.xmax);
-	r.ymax = PostgisFloatUp(b.ymax);
+	r.xmin = PbFloatDown(b.xmin);
+	r.ymin = PbFloatDown(b.ymin);
+	r.xmax = PbFloatUp(b.xmax);
+	r.ymax = PbFloatUp(b.ymax);
 	return r;
 }

@@ -66,7 +66,8 @@ extern void PbRTreeJoin(const PbRTree *ta, const PbRTree *tb,
 						void *ctx);
 /*
  * b rounded outward to float4 exactly as PostGIS stores boxes (clamped to
- * +-FLT_MAX like PostGIS's next_float_down/up), still as doubles.
+ * +-FLT_MAX like PostGIS's next_float_down/up), still as doubles: the
+ * rounding of geom/box_float4.h, which the filter kernel applies too.
  */
 extern PbBox PbBoxAsPostgisFloat(PbBox b);
 

@@ -5,9 +5,9 @@
  * counting rules), and compute pairs on the CPU or take in a device's
  * results.
  */
-#include <math.h>
 #include <string.h>
 
+#include "../geom/box_float4.h"
 #include "hilbert_rtree.h"
 #include "pipe_task.h"
 #include "../geom/shape_build.h"
@@ -69,10 +69,9 @@ KeepPair(void *ctx, uint32_t a, uint32_t b)
 {
 	FilterCtx  *f = (FilterCtx *) ctx;
 	const PbTask *t = f->t;
-	double		rx = fmax(f->fbox[a].xmin, f->fbox[b].xmin);
-	double		ry = fmax(f->fbox[a].ymin, f->fbox[b].ymin);
 
-	if (!(rx >= t->ref.xmin && rx < t->ref.xmax && ry >= t->ref.ymin && ry < t->ref.ymax))
+	if (!PbRefPointIn(f->fbox[a].xmin, f->fbox[a].ymin, f->fbox[b].xmin, f->fbox[b].ymin,
+					  &t->ref))
 		return;
 	if (a < t->old_a && b - t->na < t->old_b)
 		return;

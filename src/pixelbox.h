@@ -97,6 +97,13 @@ extern bool PbGpuPipeDevice(const void *owner, struct PbPipeDevice *dev, const c
 extern void PbGpuPipeRelease(const void *owner);
 extern void PbGpuPipeFailed(const char *why, const char *caller);
 
+/*
+ * test_seams.c: the testing settings (pipeline_throttle, pipeline_fault)
+ * as decorators of a pipeline run's configuration (their memory in cxt).
+ */
+struct PbPipeConfig;
+extern void PbSeamsPipeline(struct PbPipeConfig *c, MemoryContext cxt);
+
 /* pipeline_run.c: one pipeline run in this backend */
 typedef struct PbPipeRun PbPipeRun;
 struct PbTask;

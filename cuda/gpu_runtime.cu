@@ -413,15 +413,6 @@ PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)
 	return PackingOf(parts, nparts).total;
 }
 
-/* PbGpuPartsBytes of the one part PbGpuSubmit would send. */
-extern "C" size_t
-PbGpuPackedBytes(const PbBatch *b, uint32_t n)
-{
-	PbDevicePart	part = OnePart(b, NULL, n);
-
-	return PbGpuPartsBytes(&part, 1);
-}
-
 /*
  * Run the submission packed in g->h_in as g->pk lays it out (within the
  * budget: the callers checked): copy it in, filter, compute every area,

@@ -1,7 +1,7 @@
 /*
  * pb_gpu.h: the plain C interface to pixelbox's CUDA code.  No PostgreSQL
  * and no CUDA types here, so the glue can include it next to postgres.h.
- * Built from the .cu files when nvcc is present, from src/gpu_none.c
+ * Built from the .cu files when nvcc is present, from pb_gpu_none.c
  * otherwise (where every call reports that there is no GPU).
  *
  * A PbGpu is one backend's handle on one device: a stream, device buffers
@@ -87,9 +87,6 @@ size_t		PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts);
 int			PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx,
 						uint32_t n, PbGpuKernel kernel, char *err,
 						size_t err_len);
-
-/* Device bytes PbGpuSubmit needs for n pairs of batch b (to check a budget). */
-size_t		PbGpuPackedBytes(const PbBatch *b, uint32_t n);
 
 /*
  * 1 when the submitted work is done, 0 while it runs, -1 with a reason.

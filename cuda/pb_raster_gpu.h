@@ -2,8 +2,8 @@
  * pb_raster_gpu.h: the plain C interface to pixelbox's raster kernels
  * (morphological reconstruction by irregular wavefront propagation, exact
  * Euclidean distance transform, block-asynchronous CA watershed).  No PostgreSQL and no CUDA types here.
- * Built from the .cu files of cuda/ when nvcc is present, from src/raster_gpu_none.c
- * otherwise (every call then fails with a reason).
+ * Built from the .cu files of cuda/ when nvcc is present, from
+ * pb_raster_gpu_none.c otherwise (every call then fails with a reason).
  *
  * Each call is synchronous for the caller but polls (on the calling thread)
  * between kernel rounds, so a cancel is answered within about a second.

@@ -1,12 +1,13 @@
 /*
- * raster_gpu_none.c: the raster GPU interface of a build without nvcc:
- * every call fails with a reason, and the caller computes on the CPU.
- * No CUDA and no PostgreSQL headers here.
+ * pb_raster_gpu_none.c: the raster interface of pb_raster_gpu.h in a build
+ * without nvcc (compiled by the C compiler): every call fails with a
+ * reason, and the caller computes on the CPU.  No CUDA and no PostgreSQL
+ * headers here.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "../cuda/pb_raster_gpu.h"
+#include "pb_raster_gpu.h"
 
 /* Report that this build has no GPU code; -1 for the caller to return. */
 static int

@@ -1,9 +1,11 @@
 /*
- * gpu_none.c: the GPU interface of a build without nvcc: no device, ever.
+ * pb_gpu_none.c: the GPU interface of pb_gpu.h in a build without nvcc
+ * (compiled by the C compiler): no device, ever.  No CUDA and no
+ * PostgreSQL headers here.
  */
 #include <stdio.h>
 
-#include "../cuda/pb_gpu.h"
+#include "pb_gpu.h"
 
 /* Report that this build cannot use a GPU. */
 int
@@ -69,14 +71,6 @@ size_t
 PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)
 {
 	(void) parts, (void) nparts;
-	return 0;
-}
-
-/* Nothing is ever packed without CUDA. */
-size_t
-PbGpuPackedBytes(const PbBatch *b, uint32_t n)
-{
-	(void) b, (void) n;
 	return 0;
 }
 

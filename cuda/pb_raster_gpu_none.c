@@ -22,33 +22,33 @@ NoCuda(PbRasterGpuStats *stats, char *err, size_t err_len)
 
 /* No GPU reconstruction without CUDA. */
 int
-PbGpuReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
-				 PbReconOp op, size_t memory_budget, PbPollFn poll, void *poll_arg,
+PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivity,
+				 PbReconOp op, PbPollFn poll, void *poll_arg,
 				 PbRasterGpuStats *stats, char *err, size_t err_len)
 {
-	(void) marker, (void) mask, (void) connectivity, (void) op;
-	(void) memory_budget, (void) poll, (void) poll_arg;
+	(void) g, (void) marker, (void) mask, (void) connectivity, (void) op;
+	(void) poll, (void) poll_arg;
 	return NoCuda(stats, err, err_len);
 }
 
 /* No GPU distance transform without CUDA. */
 int
-PbGpuDistance(const uint8_t *fg, int32_t width, int32_t height,
+PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 			  double sy, double sx, float *dist, int64_t *nearest,
-			  size_t memory_budget, PbPollFn poll, void *poll_arg,
+			  PbPollFn poll, void *poll_arg,
 			  PbRasterGpuStats *stats, char *err, size_t err_len)
 {
-	(void) fg, (void) width, (void) height, (void) sy, (void) sx;
-	(void) dist, (void) nearest, (void) memory_budget, (void) poll, (void) poll_arg;
+	(void) g, (void) fg, (void) width, (void) height, (void) sy, (void) sx;
+	(void) dist, (void) nearest, (void) poll, (void) poll_arg;
 	return NoCuda(stats, err, err_len);
 }
 
 /* No GPU watershed without CUDA. */
 int
-PbGpuWatershed(const PbWatershedSpec *spec, uint32_t *labels,
-			   size_t memory_budget, PbPollFn poll, void *poll_arg,
+PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
+			   PbPollFn poll, void *poll_arg,
 			   PbRasterGpuStats *stats, char *err, size_t err_len)
 {
-	(void) spec, (void) labels, (void) memory_budget, (void) poll, (void) poll_arg;
+	(void) g, (void) spec, (void) labels, (void) poll, (void) poll_arg;
 	return NoCuda(stats, err, err_len);
 }

@@ -171,7 +171,7 @@ PbPipeRunFinish(PbPipeRun *r, PbCompareAcc *acc)
 		PbGpuPipeRelease(r);
 	r->has_device = false;
 	if (last_stats.device_error[0])
-		PbGpuPipeFailed(last_stats.device_error, r->caller);
+		PbGpuFallback(r->caller, last_stats.device_error);
 }
 
 /* The run is over: stop and join its threads, free the pipeline. */

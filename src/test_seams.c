@@ -3,6 +3,13 @@
  * they disturb; the only place where they act.  With every setting at
  * none nothing is wrapped, so no production path carries a test branch.
  *
+ * pixelbox.gpu_fault wraps the way to the GPU (PbGpuOpener, device.c):
+ * open fails opening it; submit and run stand in for a GPU (the real one
+ * when there is one, else none) whose polygon device fails when a
+ * submission is staged, or when it ends.  Raster operations fail at
+ * opening under any fault.  Works with or without a GPU, so CI exercises
+ * the fallback.
+ *
  * pixelbox.pipeline_throttle wraps a pipeline run's steps (core
  * src/core/sccg/pipeline.h) to force migration: filter makes the CPU
  * filter threads sleep before each task (an idle GPU takes filter work);
@@ -20,13 +27,155 @@
 #include "postgres.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <time.h>
 
+#include "../cuda/pb_gpu.h"
 #include "core/sccg/pb_sccg.h"
 #include "pixelbox.h"
 
 #define THROTTLE_US 5000		/* microseconds per task in the slowed stage */
 #define FAULT_ALLOCS 50			/* the pool's allocations that succeed */
+
+/* The fault the way to the GPU injects, for opening (backend thread only). */
+static int	open_fault;
+
+/*
+ * The polygon device of an injected fault, wrapping the real one (inner;
+ * ctx NULL: no GPU underneath).  One at a time: the device belongs to the
+ * owner of the GPU (device.c), which has one owner at most.
+ */
+typedef struct FaultDevice
+{
+	int			fault;
+	PbPipeDevice inner;
+} FaultDevice;
+
+static FaultDevice fault_device;
+static const PbGpuOpener *real_opener;
+
+/*
+ * Open under an injected fault: fail (open, or any fault for rasters), or
+ * give the real context when there is one and NULL otherwise: the device
+ * fails later, never the absence of a GPU.
+ */
+static PbGpuOpened
+FaultOpen(void *ctx, PbGpuUse use, PbGpu **g, char *why, size_t why_len)
+{
+	if (use == PB_GPU_FOR_RASTERS)
+	{
+		snprintf(why, why_len, "injected failure (pixelbox.gpu_fault)");
+		return PB_GPU_OPEN_FAILED;
+	}
+	if (open_fault == PB_FAULT_OPEN)
+	{
+		snprintf(why, why_len, "injected failure (pixelbox.gpu_fault = open)");
+		return PB_GPU_OPEN_FAILED;
+	}
+	if (real_opener->open(real_opener->ctx, use, g, why, why_len) != PB_GPU_OPENED)
+		*g = NULL;
+	return PB_GPU_OPENED;
+}
+
+/* bytes: the real device's, none without one. */
+static size_t
+FaultBytes(void *ctx, const PbDevicePart *parts, uint32_t n)
+{
+	FaultDevice *f = (FaultDevice *) ctx;
+
+	return f->inner.ctx ? f->inner.bytes(f->inner.ctx, parts, n) : 0;
+}
+
+/* stage: fails under submit, else the real device's. */
+static int
+FaultStage(void *ctx, const PbDevicePart *parts, uint32_t n, char *err, size_t err_len)
+{
+	FaultDevice *f = (FaultDevice *) ctx;
+
+	if (f->fault == PB_FAULT_SUBMIT)
+	{
+		snprintf(err, err_len, "injected failure (pixelbox.gpu_fault = submit)");
+		return -1;
+	}
+	return f->inner.ctx ? f->inner.stage(f->inner.ctx, parts, n, err, err_len) : 0;
+}
+
+/* start: the real device's. */
+static int
+FaultStart(void *ctx, char *err, size_t err_len)
+{
+	FaultDevice *f = (FaultDevice *) ctx;
+
+	return f->inner.ctx ? f->inner.start(f->inner.ctx, err, err_len) : 0;
+}
+
+/* poll: a submission fails under run once the real one is over. */
+static int
+FaultPoll(void *ctx, char *err, size_t err_len)
+{
+	FaultDevice *f = (FaultDevice *) ctx;
+	int			st = f->inner.ctx ? f->inner.poll(f->inner.ctx, err, err_len) : 1;
+
+	if (st == 0 || f->fault != PB_FAULT_RUN)
+		return st;
+	snprintf(err, err_len, "injected failure (pixelbox.gpu_fault = run)");
+	return -1;
+}
+
+/* results: the real device's (never read: its submissions fail). */
+static const int64_t *
+FaultResults(void *ctx)
+{
+	FaultDevice *f = (FaultDevice *) ctx;
+
+	return f->inner.ctx ? f->inner.results(f->inner.ctx) : NULL;
+}
+
+/* found: the real device's (never read: its submissions fail). */
+static uint32_t
+FaultFound(void *ctx, const PbDeviceFound **found)
+{
+	FaultDevice *f = (FaultDevice *) ctx;
+
+	*found = NULL;
+	return f->inner.ctx ? f->inner.found(f->inner.ctx, found) : 0;
+}
+
+/* The polygon device under an injected fault, around the real one on g. */
+static void
+FaultMakeDevice(void *ctx, PbGpu *g, PbPipeDevice *dev)
+{
+	FaultDevice *f = &fault_device;
+
+	f->fault = open_fault;
+	memset(&f->inner, 0, sizeof(f->inner));
+	if (g != NULL)
+		real_opener->device(real_opener->ctx, g, &f->inner);
+	memset(dev, 0, sizeof(*dev));
+	dev->ctx = f;
+	dev->name = "gpu";
+	dev->can_filter = 1;
+	dev->budget = g != NULL ? f->inner.budget : SIZE_MAX;
+	dev->bytes = FaultBytes;
+	dev->stage = FaultStage;
+	dev->start = FaultStart;
+	dev->poll = FaultPoll;
+	dev->results = FaultResults;
+	dev->found = FaultFound;
+}
+
+static const PbGpuOpener fault_opener = {FaultOpen, FaultMakeDevice, NULL};
+
+/* The way to the GPU: real, or wrapped by pixelbox.gpu_fault's fault. */
+const PbGpuOpener *
+PbSeamsGpu(const PbGpuOpener *real)
+{
+	if (pb_gpu_fault == PB_FAULT_NONE)
+		return real;
+	real_opener = real;
+	open_fault = pb_gpu_fault;
+	return &fault_opener;
+}
 
 /*
  * A throttle around a pipeline run: its steps, and (aggregate) its device,

@@ -1,6 +1,7 @@
 # pixelbox: PGXS build.  CUDA code in cuda/ is compiled with nvcc when it is
-# found (NVCC=... to choose, NVCC= to build CPU-only); the CUDA runtime is
-# linked statically so the module loads on machines without a GPU driver.
+# found (NVCC=... to choose, NVCC= to build CPU-only, with the stubs of its
+# interfaces, cuda/*_none.c, instead); the CUDA runtime is linked
+# statically so the module loads on machines without a GPU driver.
 
 EXTENSION = pixelbox pixelbox_raster
 MODULE_big = pixelbox
@@ -10,7 +11,7 @@ CORE_SRCS = $(wildcard src/core/base/*.c src/core/geom/*.c src/core/sccg/*.c src
 CORE_HDRS = $(wildcard src/core/*/*.h)
 GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/pair_functions.c \
 	src/compare_agg.c src/device.c src/set_compare.c src/parallel_handoff.c src/file_input.c \
-	src/pair_rows.c \
+	src/pair_rows.c src/test_seams.c \
 	src/pipeline_run.c src/tile_compare.c src/raster_io.c src/raster_run.c \
 	src/raster_functions.c src/watershed_functions.c
 
@@ -26,11 +27,12 @@ CUDA_SRCS = $(wildcard cuda/*.cu)
 CUDA_OBJS = $(CUDA_SRCS:.cu=.o)
 SHLIB_LINK += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 else
-GLUE_SRCS += src/gpu_none.c src/raster_gpu_none.c
+# no nvcc: the stubs of pb_gpu.h and pb_raster_gpu.h (no GPU, ever)
 CUDA_OBJS =
+GPU_STUB_OBJS = cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o
 endif
 
-OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o) $(CUDA_OBJS)
+OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o) $(CUDA_OBJS) $(GPU_STUB_OBJS)
 SHLIB_LINK += -lpthread
 PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 
@@ -39,7 +41,7 @@ PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
 REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress --no-locale
 
-EXTRA_CLEAN = build tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu \
+EXTRA_CLEAN = build cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu \
 	bench/bench_raster bench/bench_watershed bench/bench_tiling bench/bench_pipeline
 
 # no LLVM bitcode: JIT inlining of this module is not worth a clang dependency

@@ -229,15 +229,30 @@ ReconCpu(void *p, int index, char *err, size_t len)
 	return st == PB_OK ? 0 : -1;
 }
 
+/*
+ * The GPU context of the run (--budget-mb), opened on the first GPU run
+ * (the warm-up); NULL with the reason in err.
+ */
+static PbGpu *
+BenchGpu(const Args *a, char *err, size_t len)
+{
+	static PbGpu *g;
+
+	if (g == NULL)
+		g = PbGpuOpen(a->budget, err, len);
+	return g;
+}
+
 /* PbGpuReconstruct on the working marker, keeping the run's statistics. */
 static int
 ReconGpu(void *p, int index, char *err, size_t len)
 {
 	ReconCtx   *c = p;
+	PbGpu	   *g = BenchGpu(c->a, err, len);
 
 	memset(&c->stats[index], 0, sizeof(c->stats[index]));
-	return PbGpuReconstruct(&c->marker, &c->mask, c->a->conn, c->a->op, c->a->budget,
-							NULL, NULL, &c->stats[index], err, len) == 0 ? 0 : -1;
+	return g != NULL && PbGpuReconstruct(g, &c->marker, &c->mask, c->a->conn, c->a->op,
+										 NULL, NULL, &c->stats[index], err, len) == 0 ? 0 : -1;
 }
 
 /* The recon command: CPU and GPU reconstruction of one marker and mask. */
@@ -321,10 +336,11 @@ static int
 EdtGpu(void *p, int index, char *err, size_t len)
 {
 	EdtCtx	   *c = p;
+	PbGpu	   *g = BenchGpu(c->a, err, len);
 
 	memset(&c->stats[index], 0, sizeof(c->stats[index]));
-	return PbGpuDistance(c->fg, c->a->width, c->a->height, 1.0, 1.0, c->dist, NULL,
-						 c->a->budget, NULL, NULL, &c->stats[index], err, len) == 0 ? 0 : -1;
+	return g != NULL && PbGpuDistance(g, c->fg, c->a->width, c->a->height, 1.0, 1.0, c->dist,
+									  NULL, NULL, NULL, &c->stats[index], err, len) == 0 ? 0 : -1;
 }
 
 /* The edt command: CPU and GPU distance transform of one mask. */

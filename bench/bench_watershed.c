@@ -442,15 +442,31 @@ WsCpu(void *p, int index, char *err, size_t len)
 	return st == PB_OK ? 0 : -1;
 }
 
+/*
+ * The GPU context of the run (--budget-mb), opened on the first GPU run
+ * (the warm-up); NULL with the reason in err.
+ */
+static PbGpu *
+BenchGpu(const Args *a, char *err, size_t len)
+{
+	static PbGpu *g;
+
+	if (g == NULL)
+		g = PbGpuOpen(a->budget, err, len);
+	return g;
+}
+
 /* PbGpuWatershed into the output, keeping the run's statistics. */
 static int
 WsGpu(void *p, int index, char *err, size_t len)
 {
 	WsCtx	   *c = p;
+	PbGpu	   *g = BenchGpu(c->a, err, len);
 
 	memset(&c->stats[index], 0, sizeof(c->stats[index]));
-	if (PbGpuWatershed(&c->spec, c->labels, c->a->budget, WsPoll, c, &c->stats[index],
-					   err, len) == 0)
+	if (g == NULL)
+		return -1;
+	if (PbGpuWatershed(g, &c->spec, c->labels, WsPoll, c, &c->stats[index], err, len) == 0)
 		return 0;
 	if (c->capped)
 		snprintf(err, len, "capped at %.0f s", c->a->cap_ms / 1e3);

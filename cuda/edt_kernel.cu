@@ -511,18 +511,19 @@ PlanEdt(EdtPlan *p, const RgCtx *c, size_t budget, bool nearest, char *err, size
 }
 
 /*
- * The exact distance transform on the GPU: column bands, then rows in
+ * The exact distance transform on the GPU of g: column bands, then rows in
  * shared memory, in one piece or in strips when the image does not fit
- * memory_budget (see pb_raster_gpu.h for the contract).
+ * what is left of g's budget (see pb_raster_gpu.h for the contract).
  */
 extern "C" int
-PbGpuDistance(const uint8_t *fg, int32_t width, int32_t height,
+PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 			  double sy, double sx, float *dist, int64_t *nearest,
-			  size_t memory_budget, PbPollFn poll, void *poll_arg,
+			  PbPollFn poll, void *poll_arg,
 			  PbRasterGpuStats *stats, char *err, size_t err_len)
 {
 	PbRasterGpuStats st;
 	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
 	EdtPlan		p;
 	int		   *host_g = NULL;
 	uint8_t    *d_fg = NULL;
@@ -555,19 +556,19 @@ PbGpuDistance(const uint8_t *fg, int32_t width, int32_t height,
 		snprintf(err, err_len, "invalid distance transform arguments (no pixel data)");
 		return -1;
 	}
-	if (RgContext(&c, memory_budget, err, err_len) != 0)
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
 		return -1;
 	p.w = width;
 	p.h = height;
 	if (PlanEdt(&p, c, memory_budget, nearest != NULL, err, err_len) != 0)
-		return -1;
+		goto fail;
 	if (!p.single)
 	{
 		host_g = (int *) malloc((size_t) p.w * p.h * sizeof(int));
 		if (host_g == NULL)
 		{
 			snprintf(err, err_len, "out of host memory for the column pass of the distance transform");
-			return -1;
+			goto fail;
 		}
 	}
 	st.tiles = p.single ? 1 : (p.w + p.ws - 1) / p.ws + (p.h + p.hs - 1) / p.hs;
@@ -703,6 +704,7 @@ done:
 		rc = -1;
 	}
 	cudaGetLastError();
+	RgEnd(c);
 	free(host_g);
 	if (stats)
 		*stats = st;

@@ -1,5 +1,7 @@
 /*
- * gpu_runtime.cu: device handle, buffers and the asynchronous path of a
+ * gpu_runtime.cu: the context (pb_gpu.h, gpu_context.cuh): opening and
+ * closing it, the account of its one budget between its polygon and
+ * raster sides; and the polygon side, the asynchronous path of a
  * submission: pack its parts into pinned memory, copy in, run the filter
  * and PixelBox kernels, copy results out, all on one stream; the caller
  * polls.  Two pinned slots let the next submission be packed (staged)
@@ -19,79 +21,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_context.cuh"
 #include "gpu_layout.h"
-#include "pb_gpu.h"
 extern "C"
 {
 #include "../src/core/base/pb_base.h"
 }
 
 #define PACK_THREADS 8			/* threads packing one submission's parts */
-
-/*
- * What the parts of a submission hold, and where each section of their
- * packed form starts: shapes, rings, int points, the first shape of each
- * part, the filter parts, the found-pair counter, the host pairs (copied
- * in up to here), then the found pairs and the host pairs' areas.
- */
-struct Packing
-{
-	size_t		nshapes,
-				nrings,
-				npts,
-				nparts,
-				nhost,
-				nfparts,
-				filter_rows,
-				found_cap;
-	size_t		off_rings,
-				off_pts,
-				off_base,
-				off_fparts,
-				off_count,
-				off_pairs,
-				in_bytes,
-				off_found,
-				off_out,
-				total;
-};
-
-/* Where a submission is: nothing in flight, kernels running, found pairs coming back. */
-typedef enum GpuState
-{
-	GPU_IDLE = 0,
-	GPU_RUNNING,
-	GPU_FETCHING
-} GpuState;
-
-struct PbGpu
-{
-	int			sm_count;
-	char		name[320];
-	size_t		budget;			/* device bytes we may hold */
-	cudaStream_t stream;
-	cudaEvent_t start,
-				stop;
-	void	   *d_buf;			/* packed submission + results, on the device */
-	size_t		d_cap;
-	void	   *h_slot[2];		/* packed submissions, pinned: the one in
-								 * flight (or done) and the one staged */
-	size_t		h_slot_cap[2];
-	Packing		slot_pk[2];		/* their layouts */
-	int			slot_pixel_only[2];
-	int			cur;			/* slot of the submission in flight or done */
-	int			staged;			/* a submission waits in slot 1 - cur */
-	void	   *h_in;			/* = h_slot[cur] */
-	int64_t    *h_out;			/* host pairs' areas, then the found count; pinned */
-	size_t		h_out_cap;
-	PbDeviceFound *h_found;		/* found pairs with their areas, pinned */
-	size_t		h_found_cap;
-	Packing		pk;				/* of the submission in flight or done */
-	int			pixel_only;
-	GpuState	state;
-	uint32_t	nfound;			/* pairs found, once fetched */
-	float		kernel_ms;
-};
 
 /* Write "what: CUDA's message" into err; return -1. */
 static int
@@ -108,6 +45,7 @@ Align(size_t n)
 	return (n + 255) & ~(size_t) 255;
 }
 
+/* Count the usable devices, or say why there is none. */
 extern "C" int
 PbGpuProbe(char *reason, size_t reason_len)
 {
@@ -124,6 +62,10 @@ PbGpuProbe(char *reason, size_t reason_len)
 	return count;
 }
 
+/*
+ * Open the context on device 0: its name, and the polygon side's stream
+ * and events (the raster side is made by its first call).
+ */
 extern "C" PbGpu *
 PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
 {
@@ -147,13 +89,138 @@ PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
 		(e = cudaEventCreate(&g->stop)) != cudaSuccess)
 	{
 		Fail(err, err_len, "CUDA initialization failed", e);
+		if (g->start)
+			cudaEventDestroy(g->start);
+		if (g->stream)
+			cudaStreamDestroy(g->stream);
+		cudaGetLastError();
 		free(g);
 		return NULL;
 	}
+	pthread_mutex_init(&g->lock, NULL);
 	g->sm_count = prop.multiProcessorCount;
 	snprintf(g->name, sizeof(g->name), "%s (sm_%d%d, %d SMs)", prop.name, prop.major,
 			 prop.minor, prop.multiProcessorCount);
 	return g;
+}
+
+/* The budget, read under the lock (another thread may change it). */
+static size_t
+Budget(PbGpu *g)
+{
+	size_t		b;
+
+	pthread_mutex_lock(&g->lock);
+	b = g->budget;
+	pthread_mutex_unlock(&g->lock);
+	return b;
+}
+
+/* Give the polygon side's buffer back to the device (lock held, buffer idle). */
+static void
+FreePoly(PbGpu *g)
+{
+	cudaFree(g->d_buf);
+	g->d_buf = NULL;
+	g->d_cap = 0;
+}
+
+/*
+ * Make the polygon side's buffer hold need bytes and mark it in use.
+ * Within the budget: what the raster side holds counts, and what its pool
+ * caches is taken back when it is idle.  0, or -1 with a reason.
+ */
+static int
+PolyReserve(PbGpu *g, size_t need, char *err, size_t err_len)
+{
+	int			rc = 0;
+
+	pthread_mutex_lock(&g->lock);
+	g->poly_busy = 1;
+	if (need > g->d_cap || g->d_cap > g->budget)
+	{
+		size_t		room,
+					want;
+		cudaError_t e;
+
+		FreePoly(g);
+		if (g->raster_made && !g->raster_busy && need + g->raster_held > g->budget)
+			g->raster_held = RgTrim(&g->rg, g->budget > need ? g->budget - need : 0);
+		room = g->budget > g->raster_held ? g->budget - g->raster_held : 0;
+		want = need + need / 2 < room ? need + need / 2 : room;
+		if (need > room)
+		{
+			snprintf(err, err_len, "batch needs %zu bytes of device memory; the raster operations hold %zu of the budget (%zu)",
+					 need, g->raster_held, g->budget);
+			rc = -1;
+		}
+		else if ((e = cudaMalloc(&g->d_buf, want)) != cudaSuccess)
+		{
+			cudaGetLastError();	/* out of memory is not sticky: clear it */
+			rc = Fail(err, err_len, "device allocation failed", e);
+		}
+		else
+			g->d_cap = want;
+	}
+	if (rc != 0)
+		g->poly_busy = 0;
+	pthread_mutex_unlock(&g->lock);
+	return rc;
+}
+
+/* No submission runs any more: the polygon side's buffer is idle. */
+static void
+PolyIdle(PbGpu *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->poly_busy = 0;
+	pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * A raster call begins (see gpu_context.cuh): the polygon side's buffer
+ * goes back when idle; the call gets the rest of the budget.
+ */
+size_t
+GpuRasterBegin(PbGpu *g)
+{
+	size_t		reserved;
+
+	pthread_mutex_lock(&g->lock);
+	g->raster_made = 1;
+	g->raster_busy = 1;
+	if (!g->poly_busy && g->d_buf != NULL)
+		FreePoly(g);
+	reserved = g->budget > g->d_cap ? g->budget - g->d_cap : 0;
+	g->raster_held = reserved;
+	pthread_mutex_unlock(&g->lock);
+	return reserved;
+}
+
+/* A raster call is over: the raster side now holds what its pool caches. */
+void
+GpuRasterEnd(PbGpu *g, size_t cached)
+{
+	pthread_mutex_lock(&g->lock);
+	g->raster_busy = 0;
+	g->raster_held = cached;
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* A new budget; idle caches over it go back now, busy ones as they end. */
+extern "C" void
+PbGpuSetBudget(PbGpu *g, size_t memory_budget)
+{
+	pthread_mutex_lock(&g->lock);
+	if (memory_budget != g->budget)
+	{
+		g->budget = memory_budget;
+		if (!g->poly_busy && g->d_cap > memory_budget)
+			FreePoly(g);
+		if (g->raster_made && !g->raster_busy && g->raster_held + g->d_cap > memory_budget)
+			g->raster_held = RgTrim(&g->rg, memory_budget > g->d_cap ? memory_budget - g->d_cap : 0);
+	}
+	pthread_mutex_unlock(&g->lock);
 }
 
 /* Wait for work in flight; its results are dropped. */
@@ -164,15 +231,18 @@ Drain(PbGpu *g)
 	{
 		cudaStreamSynchronize(g->stream);
 		g->state = GPU_IDLE;
+		PolyIdle(g);
 	}
 }
 
+/* Close the context: wait for its work, free both sides. */
 extern "C" void
 PbGpuClose(PbGpu *g)
 {
 	if (g == NULL)
 		return;
 	Drain(g);
+	RgDestroy(&g->rg);
 	cudaFree(g->d_buf);
 	cudaFreeHost(g->h_slot[0]);
 	cudaFreeHost(g->h_slot[1]);
@@ -181,6 +251,7 @@ PbGpuClose(PbGpu *g)
 	cudaEventDestroy(g->start);
 	cudaEventDestroy(g->stop);
 	cudaStreamDestroy(g->stream);
+	pthread_mutex_destroy(&g->lock);
 	free(g);
 }
 
@@ -413,15 +484,6 @@ PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)
 	return PackingOf(parts, nparts).total;
 }
 
-/* PbGpuPartsBytes of the one part PbGpuSubmit would send. */
-extern "C" size_t
-PbGpuPackedBytes(const PbBatch *b, uint32_t n)
-{
-	PbDevicePart	part = OnePart(b, NULL, n);
-
-	return PbGpuPartsBytes(&part, 1);
-}
-
 /*
  * Run the submission packed in g->h_in as g->pk lays it out (within the
  * budget: the callers checked): copy it in, filter, compute every area,
@@ -438,20 +500,8 @@ Launch(PbGpu *g, char *err, size_t err_len)
 
 	if ((e = GrowHost((void **) &g->h_out, &g->h_out_cap, (pk->nhost + 1) * sizeof(int64_t))) != cudaSuccess)
 		return Fail(err, err_len, "pinned host allocation failed", e);
-	if (pk->total > g->d_cap)
-	{
-		size_t		want = pk->total + pk->total / 2 < g->budget ? pk->total + pk->total / 2 : g->budget;
-
-		cudaFree(g->d_buf);
-		g->d_buf = NULL;
-		g->d_cap = 0;
-		if ((e = cudaMalloc(&g->d_buf, want)) != cudaSuccess)
-		{
-			cudaGetLastError();	/* out of memory is not sticky: clear it */
-			return Fail(err, err_len, "device allocation failed", e);
-		}
-		g->d_cap = want;
-	}
+	if (PolyReserve(g, pk->total, err, err_len) != 0)
+		return -1;
 	d = (char *) g->d_buf;
 	gb.shapes = (const GShape *) d;
 	gb.rings = (const uint2 *) (d + pk->off_rings);
@@ -476,6 +526,7 @@ Launch(PbGpu *g, char *err, size_t err_len)
 	{
 		/* what was queued may still read h_in, which the next submission rewrites */
 		cudaStreamSynchronize(g->stream);
+		PolyIdle(g);
 		return Fail(err, err_len, "kernel launch failed", e);
 	}
 	g->state = GPU_RUNNING;
@@ -491,6 +542,7 @@ PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel ker
 		   char *err, size_t err_len)
 {
 	Packing		pk = PackingOf(parts, nparts);
+	size_t		budget = Budget(g);
 	int			slot = 1 - g->cur;
 	cudaError_t e;
 
@@ -501,10 +553,10 @@ PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel ker
 		snprintf(err, err_len, "submission has more shapes, rings, points or pairs than a GPU batch can index");
 		return -1;
 	}
-	if (pk.total > g->budget)
+	if (pk.total > budget)
 	{
 		snprintf(err, err_len, "batch needs %zu bytes of device memory, more than the budget (%zu)",
-				 pk.total, g->budget);
+				 pk.total, budget);
 		return -1;
 	}
 	if ((e = GrowHost(&g->h_slot[slot], &g->h_slot_cap[slot], pk.in_bytes)) != cudaSuccess)
@@ -570,16 +622,17 @@ PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 static int
 KernelsDone(PbGpu *g, unsigned long long found, char *err, size_t err_len)
 {
+	size_t		budget = Budget(g);
 	cudaError_t e;
 
 	if (found > g->pk.found_cap)
 	{
 		g->pk.found_cap = found;
 		Layout(&g->pk);
-		if (g->pk.nhost + found > UINT32_MAX || g->pk.total > g->budget)
+		if (g->pk.nhost + found > UINT32_MAX || g->pk.total > budget)
 		{
 			snprintf(err, err_len, "the GPU MBR filter found %llu pairs; with them the batch needs %zu bytes of device memory, more than the budget (%zu)",
-					 found, g->pk.total, g->budget);
+					 found, g->pk.total, budget);
 			return -1;
 		}
 		return Launch(g, err, err_len);
@@ -596,12 +649,16 @@ KernelsDone(PbGpu *g, unsigned long long found, char *err, size_t err_len)
 	return 0;
 }
 
-/* Advance the submission when the stream is idle (see the file header). */
+/*
+ * Advance the submission when the stream is idle (see the file header);
+ * once it is over, its device memory is idle.
+ */
 extern "C" int
 PbGpuPoll(PbGpu *g, char *err, size_t err_len)
 {
 	GpuState	was = g->state;
 	cudaError_t e;
+	int			rc;
 
 	if (was == GPU_IDLE)
 		return 1;
@@ -610,12 +667,18 @@ PbGpuPoll(PbGpu *g, char *err, size_t err_len)
 		return 0;
 	g->state = GPU_IDLE;
 	if (e != cudaSuccess)
-		return Fail(err, err_len, "GPU computation failed", e);
-	if (was == GPU_FETCHING)
-		return 1;
-	if (cudaEventElapsedTime(&g->kernel_ms, g->start, g->stop) != cudaSuccess)
-		g->kernel_ms = 0;
-	return KernelsDone(g, (unsigned long long) g->h_out[g->pk.nhost], err, err_len);
+		rc = Fail(err, err_len, "GPU computation failed", e);
+	else if (was == GPU_FETCHING)
+		rc = 1;
+	else
+	{
+		if (cudaEventElapsedTime(&g->kernel_ms, g->start, g->stop) != cudaSuccess)
+			g->kernel_ms = 0;
+		rc = KernelsDone(g, (unsigned long long) g->h_out[g->pk.nhost], err, err_len);
+	}
+	if (g->state == GPU_IDLE)
+		PolyIdle(g);
+	return rc;
 }
 
 /* The host pairs' areas, copied back by Launch. */
@@ -633,14 +696,75 @@ PbGpuFoundPairs(const PbGpu *g, const PbDeviceFound **found)
 	return g->nfound;
 }
 
+/* Milliseconds the kernels of the last finished submission ran. */
 extern "C" double
 PbGpuKernelMs(const PbGpu *g)
 {
 	return g->kernel_ms;
 }
 
+/* The device's name, compute capability and SM count. */
 extern "C" const char *
 PbGpuDeviceName(const PbGpu *g)
 {
 	return g->name;
+}
+
+/* PbPipeDevice.bytes: what a submission of the parts needs. */
+static size_t
+DevBytes(void *ctx, const PbDevicePart *parts, uint32_t n)
+{
+	return PbGpuPartsBytes(parts, n);
+}
+
+/* PbPipeDevice.stage: pack the parts for the PixelBox kernel. */
+static int
+DevStage(void *ctx, const PbDevicePart *parts, uint32_t n, char *err, size_t err_len)
+{
+	return PbGpuStage((PbGpu *) ctx, parts, n, PB_GPU_PIXELBOX, err, err_len);
+}
+
+/* PbPipeDevice.start: start the staged submission. */
+static int
+DevStart(void *ctx, char *err, size_t err_len)
+{
+	return PbGpuStartStaged((PbGpu *) ctx, err, err_len);
+}
+
+/* PbPipeDevice.poll: advance the submission. */
+static int
+DevPoll(void *ctx, char *err, size_t err_len)
+{
+	return PbGpuPoll((PbGpu *) ctx, err, err_len);
+}
+
+/* PbPipeDevice.results: the host pairs' areas. */
+static const int64_t *
+DevResults(void *ctx)
+{
+	return PbGpuResults((const PbGpu *) ctx);
+}
+
+/* PbPipeDevice.found: the pairs the filter found. */
+static uint32_t
+DevFound(void *ctx, const PbDeviceFound **found)
+{
+	return PbGpuFoundPairs((const PbGpu *) ctx, found);
+}
+
+/* The polygon side as the pipeline's device. */
+extern "C" void
+PbGpuDeviceOps(PbGpu *g, PbPipeDevice *dev)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->ctx = g;
+	dev->name = "gpu";
+	dev->can_filter = 1;
+	dev->budget = Budget(g);
+	dev->bytes = DevBytes;
+	dev->stage = DevStage;
+	dev->start = DevStart;
+	dev->poll = DevPoll;
+	dev->results = DevResults;
+	dev->found = DevFound;
 }

@@ -1,15 +1,23 @@
 /*
  * pb_gpu.h: the plain C interface to pixelbox's CUDA code.  No PostgreSQL
  * and no CUDA types here, so the glue can include it next to postgres.h.
- * Built from the .cu files when nvcc is present, from src/gpu_none.c
+ * Built from the .cu files when nvcc is present, from pb_gpu_none.c
  * otherwise (where every call reports that there is no GPU).
  *
- * A PbGpu is one backend's handle on one device: a stream, device buffers
- * within a memory budget, and pinned host buffers.  Work is submitted one
- * submission (parts of one or more batches) at a time and runs
- * asynchronously; the caller polls for the end (so it can answer query
- * cancels) and then reads the results.  Nothing
- * here may be called before fork: initialize lazily, in the backend.
+ * A PbGpu is one backend's context on one device, shared by the polygon
+ * submissions below and the raster operations of pb_raster_gpu.h: the
+ * device, its streams, pinned host buffers, and ONE memory budget for
+ * all the device memory it holds (the polygon side's buffer, the raster
+ * side's memory pool).  Either side, when idle, gives its cached memory
+ * back when the other needs it; a raster operation gets what the polygon
+ * side does not hold and cuts its image into tiles to fit.
+ *
+ * Polygon work is submitted one submission (parts of one or more batches)
+ * at a time and runs asynchronously; the caller polls for the end (so it
+ * can answer query cancels) and then reads the results.  One thread at a
+ * time submits polygon work and one (perhaps another) runs raster
+ * operations; the budget is shared safely between them.  Nothing here
+ * may be called before fork: initialize lazily, in the backend.
  */
 #ifndef PB_GPU_H
 #define PB_GPU_H
@@ -41,13 +49,26 @@ typedef enum PbGpuKernel
 int			PbGpuProbe(char *reason, size_t reason_len);
 
 /*
- * Open a handle on device 0 using at most memory_budget bytes of device
+ * Open a context on device 0 holding at most memory_budget bytes of device
  * memory.  NULL with a reason on failure.
  */
 PbGpu	   *PbGpuOpen(size_t memory_budget, char *err, size_t err_len);
 
-/* Release the handle (waits for work in flight). */
+/*
+ * Change the budget (pixelbox.gpu_memory changed): cached memory over the
+ * new one is given back at once where idle, else as the work ends.
+ */
+void		PbGpuSetBudget(PbGpu *g, size_t memory_budget);
+
+/* Release the context (waits for work in flight). */
 void		PbGpuClose(PbGpu *g);
+
+/*
+ * The context's polygon side as the pipeline's device (core
+ * src/core/sccg/device.h): stage, start, poll, results and found are the
+ * calls below with the PixelBox kernel; budget is the context's.
+ */
+void		PbGpuDeviceOps(PbGpu *g, PbPipeDevice *dev);
 
 /*
  * Start the work of parts[0..nparts): the intersection areas of the host
@@ -88,14 +109,12 @@ int			PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx,
 						uint32_t n, PbGpuKernel kernel, char *err,
 						size_t err_len);
 
-/* Device bytes PbGpuSubmit needs for n pairs of batch b (to check a budget). */
-size_t		PbGpuPackedBytes(const PbBatch *b, uint32_t n);
-
 /*
  * 1 when the submitted work is done, 0 while it runs, -1 with a reason.
  * When the device filter found more pairs than it had room for, the
  * submission is re-run with more room (still 0 meanwhile), or fails when
- * the budget cannot hold them: callers just keep polling.
+ * the budget cannot hold them: callers just keep polling.  The device
+ * memory of a submission counts as in use until this returned 1 or -1.
  */
 int			PbGpuPoll(PbGpu *g, char *err, size_t err_len);
 

@@ -1,16 +1,21 @@
 /*
  * pb_raster_gpu.h: the plain C interface to pixelbox's raster kernels
  * (morphological reconstruction by irregular wavefront propagation, exact
- * Euclidean distance transform, block-asynchronous CA watershed).  No PostgreSQL and no CUDA types here.
- * Built from the .cu files of cuda/ when nvcc is present, from src/raster_gpu_none.c
- * otherwise (every call then fails with a reason).
+ * Euclidean distance transform, block-asynchronous CA watershed).  No
+ * PostgreSQL and no CUDA types here.  Built from the .cu files of cuda/
+ * when nvcc is present, from pb_raster_gpu_none.c otherwise (every call
+ * then fails with a reason).
  *
- * Each call is synchronous for the caller but polls (on the calling thread)
- * between kernel rounds, so a cancel is answered within about a second.
- * Device memory is allocated per call within memory_budget bytes; images
- * that do not fit are processed in tiles (with border propagation between
- * them for reconstruction), giving the same result as an untiled run.
- * Results are identical to the CPU functions of src/core/pb_raster.h.
+ * Each call runs on the context g of pb_gpu.h (its raster stream and
+ * memory pool, made on the first call) and is synchronous for the caller
+ * but polls (on the calling thread) between kernel rounds, so a cancel is
+ * answered within about a second.  Device memory is allocated per call
+ * within what is left of g's budget (what its polygon side does not hold;
+ * idle, that side gives its memory back first); images that do not fit
+ * are processed in tiles (with border propagation between them for
+ * reconstruction), giving the same result as an untiled run.  One thread
+ * at a time runs raster calls on a context.  Results are identical to the
+ * CPU functions of src/core/raster/pb_raster.h.
  *
  * Return: 0 done, 1 stopped by poll (output unspecified), -1 failure with
  * a reason in err (the caller computes on the CPU instead).
@@ -23,6 +28,7 @@
 
 #include "../src/core/raster/image.h"
 #include "../src/core/raster/watershed.h"
+#include "pb_gpu.h"
 
 #ifdef __cplusplus
 extern "C"
@@ -45,25 +51,25 @@ typedef struct PbRasterGpuStats
  * the propagation reached (a partial reconstruction, which the CPU can
  * finish: reconstruction from it gives the same result).
  */
-int			PbGpuReconstruct(PbImage *marker, const PbImage *mask,
+int			PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask,
 							 int connectivity, PbReconOp op,
-							 size_t memory_budget, PbPollFn poll, void *poll_arg,
+							 PbPollFn poll, void *poll_arg,
 							 PbRasterGpuStats *stats, char *err, size_t err_len);
 
 /* Like PbDistanceCpu, on the GPU. */
-int			PbGpuDistance(const uint8_t *fg, int32_t width, int32_t height,
+int			PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 						  double sy, double sx, float *dist, int64_t *nearest,
-						  size_t memory_budget, PbPollFn poll, void *poll_arg,
+						  PbPollFn poll, void *poll_arg,
 						  PbRasterGpuStats *stats, char *err, size_t err_len);
 
 /*
- * The watershed of src/core/pb_watershed.h on the GPU: the artifact-free
- * block-asynchronous cellular automaton.  labels equal PbWatershedCpu's,
- * bit for bit, at every memory budget (images above it run in tiles whose
- * borders are exchanged until none changes).
+ * The watershed of src/core/raster/watershed.h on the GPU: the
+ * artifact-free block-asynchronous cellular automaton.  labels equal
+ * PbWatershedCpu's, bit for bit, at every memory budget (images above it
+ * run in tiles whose borders are exchanged until none changes).
  */
-int			PbGpuWatershed(const PbWatershedSpec *spec, uint32_t *labels,
-						   size_t memory_budget, PbPollFn poll, void *poll_arg,
+int			PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
+						   PbPollFn poll, void *poll_arg,
 						   PbRasterGpuStats *stats, char *err, size_t err_len);
 
 #ifdef __cplusplus

@@ -1,11 +1,11 @@
 /*
  * raster_gpu_common.cuh: what the raster kernels (recon_kernel.cu,
- * edt_kernel.cu) share: one lazily created per-process CUDA context (a
- * stream, timing events, a private stream-ordered memory pool so repeated
- * calls do not pay for cudaMalloc, a pinned word buffer for counters), error
- * reporting, and polling.  Nothing here runs before the first raster call,
- * so merely loading the module never initializes CUDA.  Not thread-safe:
- * PostgreSQL backends and the tests call from one thread.
+ * edt_kernel.cu, the watershed's) share: the raster side of a PbGpu
+ * context (pb_gpu.h), made on its first raster call (a stream, timing
+ * events, a private stream-ordered memory pool so repeated calls do not
+ * pay for cudaMalloc, a pinned word buffer for counters), the call's
+ * share of the context's budget, error reporting, and polling.  One
+ * thread at a time runs raster calls on a context.
  */
 #ifndef PB_RASTER_GPU_COMMON_CUH
 #define PB_RASTER_GPU_COMMON_CUH
@@ -19,7 +19,7 @@
 /* Words of pinned host memory for counters read back between rounds. */
 #define RG_SMALL_WORDS 16
 
-/* The per-process state of the raster kernels. */
+/* The raster side of a context. */
 typedef struct RgCtx
 {
 	int			sms;			/* multiprocessors of device 0 */
@@ -29,14 +29,23 @@ typedef struct RgCtx
 				ev_b;			/* brackets of one timed section */
 	cudaMemPool_t pool;			/* device allocations, cached between calls */
 	uint32_t   *h_small;		/* pinned: counters copied back */
+	PbGpu	   *gpu;			/* the context it belongs to */
 } RgCtx;
 
 /*
- * Get the context, creating it on first use (device 0), and let the pool
- * keep up to memory_budget bytes cached after this call.  0, or -1 with a
- * reason in err.
+ * Begin a raster call on g: its raster side in *out (made on the first
+ * call, on device 0), and in *budget the device bytes the call may
+ * allocate, reserved from g's budget until RgEnd.  0, or -1 with a reason
+ * in err (and nothing to end).
  */
-int			RgContext(RgCtx **out, size_t memory_budget, char *err, size_t err_len);
+int			RgBegin(PbGpu *g, RgCtx **out, size_t *budget, char *err, size_t err_len);
+
+/*
+ * End the call begun by RgBegin, its allocations freed and its stream
+ * synchronized: the reservation goes back to the budget, the pool keeps
+ * what it used cached for the next call.
+ */
+void		RgEnd(RgCtx *c);
 
 /* Write "what: CUDA's message" into err, clear a non-sticky error; -1. */
 int			RgFail(char *err, size_t err_len, const char *what, cudaError_t e);

@@ -1,16 +1,15 @@
 /*
- * raster_gpu_runtime.cu: the per-process CUDA context of the raster kernels
- * (see raster_gpu_common.cuh): created on the first raster call, kept for
- * the life of the process so repeated calls reuse the stream, the events,
- * the pinned counters and the device memory cached in the pool.
+ * raster_gpu_runtime.cu: the raster side of a PbGpu context (see
+ * raster_gpu_common.cuh and gpu_context.cuh): made on the first raster
+ * call and kept with the context, so repeated calls reuse the stream, the
+ * events, the pinned counters and the device memory cached in the pool.
+ * Each call reserves its share of the context's budget (gpu_runtime.cu
+ * keeps the account) and plans its tiles within it.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "raster_gpu_common.cuh"
-
-static RgCtx rg_ctx;
-static int	rg_ready;
+#include "gpu_context.cuh"
 
 /* Write "what: CUDA's message" into err; clear a non-sticky error; -1. */
 int
@@ -22,39 +21,30 @@ RgFail(char *err, size_t err_len, const char *what, cudaError_t e)
 	return -1;
 }
 
-/* Create the stream, events, memory pool and pinned counters of device 0. */
+/* Make the stream, events, memory pool and pinned counters of g's raster side. */
 static int
-RgCreate(RgCtx *c, char *err, size_t err_len)
+RgCreate(RgCtx *c, PbGpu *g, char *err, size_t err_len)
 {
-	int			count = 0;
 	int			pools = 0;
 	int			optin = 0;
-	cudaDeviceProp prop;
 	cudaMemPoolProps props;
-	cudaError_t e = cudaGetDeviceCount(&count);
+	cudaError_t e;
 
-	if (e != cudaSuccess)
-		return RgFail(err, err_len, "CUDA is not usable", e);
-	if (count == 0)
-	{
-		snprintf(err, err_len, "no CUDA device is present");
-		return -1;
-	}
+	memset(c, 0, sizeof(*c));
 	memset(&props, 0, sizeof(props));
 	props.allocType = cudaMemAllocationTypePinned;
 	props.location.type = cudaMemLocationTypeDevice;
 	props.location.id = 0;
-	if ((e = cudaSetDevice(0)) != cudaSuccess ||
-		(e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess ||
-		(e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0)) != cudaSuccess ||
+	if ((e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0)) != cudaSuccess ||
 		(e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0)) != cudaSuccess)
 		return RgFail(err, err_len, "CUDA initialization failed", e);
 	if (!pools)
 	{
-		snprintf(err, err_len, "device 0 (%s) has no stream-ordered memory pools", prop.name);
+		snprintf(err, err_len, "device 0 (%s) has no stream-ordered memory pools", g->name);
 		return -1;
 	}
-	c->sms = prop.multiProcessorCount;
+	c->gpu = g;
+	c->sms = g->sm_count;
 	c->smem_optin = (size_t) optin;
 	if ((e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking)) != cudaSuccess)
 		return RgFail(err, err_len, "creating a CUDA stream failed", e);
@@ -65,38 +55,87 @@ RgCreate(RgCtx *c, char *err, size_t err_len)
 						   cudaHostAllocDefault)) != cudaSuccess)
 	{
 		RgFail(err, err_len, "CUDA initialization failed", e);
-		/* destroying null handles fails harmlessly */
-		if (c->pool)
-			cudaMemPoolDestroy(c->pool);
-		cudaEventDestroy(c->ev_a);
-		cudaEventDestroy(c->ev_b);
-		cudaStreamDestroy(c->stream);
-		cudaGetLastError();
-		memset(c, 0, sizeof(*c));
+		RgDestroy(c);
 		return -1;
 	}
 	return 0;
 }
 
-/* The context, created on first use; the pool keeps memory_budget cached. */
-int
-RgContext(RgCtx **out, size_t memory_budget, char *err, size_t err_len)
+/* Destroy the raster side, made or half made. */
+void
+RgDestroy(RgCtx *c)
 {
-	uint64_t	keep = memory_budget;
+	if (c->stream)
+	{
+		cudaStreamSynchronize(c->stream);
+		cudaStreamDestroy(c->stream);
+	}
+	if (c->pool)
+		cudaMemPoolDestroy(c->pool);
+	if (c->ev_a)
+		cudaEventDestroy(c->ev_a);
+	if (c->ev_b)
+		cudaEventDestroy(c->ev_b);
+	cudaFreeHost(c->h_small);
+	cudaGetLastError();
+	memset(c, 0, sizeof(*c));
+}
+
+/* The bytes the pool holds from the device, used or cached. */
+static size_t
+RgHeld(RgCtx *c)
+{
+	uint64_t	held = 0;
+
+	if (cudaMemPoolGetAttribute(c->pool, cudaMemPoolAttrReservedMemCurrent, &held) != cudaSuccess)
+		cudaGetLastError();
+	return (size_t) held;
+}
+
+/* Give back what the idle pool caches beyond keep bytes. */
+size_t
+RgTrim(RgCtx *c, size_t keep)
+{
+	if (cudaMemPoolTrimTo(c->pool, keep) != cudaSuccess)
+		cudaGetLastError();
+	return RgHeld(c);
+}
+
+/*
+ * The raster side of g, made on first use; the call's reservation, which
+ * the pool may keep cached after it (see raster_gpu_common.cuh).
+ */
+int
+RgBegin(PbGpu *g, RgCtx **out, size_t *budget, char *err, size_t err_len)
+{
+	uint64_t	keep;
 	cudaError_t e;
 
-	if (!rg_ready)
+	if (g == NULL)
 	{
-		memset(&rg_ctx, 0, sizeof(rg_ctx));
-		if (RgCreate(&rg_ctx, err, err_len) != 0)
-			return -1;
-		rg_ready = 1;
+		snprintf(err, err_len, "no GPU context");
+		return -1;
 	}
-	if ((e = cudaSetDevice(0)) != cudaSuccess ||
-		(e = cudaMemPoolSetAttribute(rg_ctx.pool, cudaMemPoolAttrReleaseThreshold, &keep)) != cudaSuccess)
+	if ((e = cudaSetDevice(0)) != cudaSuccess)
 		return RgFail(err, err_len, "CUDA device setup failed", e);
-	*out = &rg_ctx;
+	if (g->rg.pool == NULL && RgCreate(&g->rg, g, err, err_len) != 0)
+		return -1;
+	*budget = GpuRasterBegin(g);
+	keep = *budget;
+	if ((e = cudaMemPoolSetAttribute(g->rg.pool, cudaMemPoolAttrReleaseThreshold, &keep)) != cudaSuccess)
+	{
+		GpuRasterEnd(g, RgHeld(&g->rg));
+		return RgFail(err, err_len, "CUDA device setup failed", e);
+	}
+	*out = &g->rg;
 	return 0;
+}
+
+/* The call is over: what the pool holds now is what the raster side keeps. */
+void
+RgEnd(RgCtx *c)
+{
+	GpuRasterEnd(c->gpu, RgHeld(c));
 }
 
 /* Stream-ordered device allocation from the context's pool. */

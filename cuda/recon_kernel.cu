@@ -960,17 +960,19 @@ PickKernels(bool er, bool c8, size_t ps)
 }
 
 /*
- * Reconstruct marker under (or, eroding, above) mask on the GPU: the whole
- * image at once when it fits memory_budget, else tile by tile until no
- * tile border changes (see pb_raster_gpu.h for the contract).
+ * Reconstruct marker under (or, eroding, above) mask on the GPU of g: the
+ * whole image at once when it fits what is left of g's budget, else tile
+ * by tile until no tile border changes (see pb_raster_gpu.h for the
+ * contract).
  */
 extern "C" int
-PbGpuReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
-				 PbReconOp op, size_t memory_budget, PbPollFn poll, void *poll_arg,
+PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivity,
+				 PbReconOp op, PbPollFn poll, void *poll_arg,
 				 PbRasterGpuStats *stats, char *err, size_t err_len)
 {
 	PbRasterGpuStats st;
 	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
 	ReconPlan	pl;
 	ReconKernels kr;
 	ReconBufs	b;
@@ -1004,7 +1006,7 @@ PbGpuReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 		snprintf(err, err_len, "invalid reconstruction arguments (no pixel data)");
 		return -1;
 	}
-	if (RgContext(&c, memory_budget, err, err_len) != 0)
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
 		return -1;
 	kr = PickKernels(er, connectivity == 8, PixBytes(marker->type));
 	RG_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kr.prop, RC_THREADS, 0),
@@ -1016,7 +1018,7 @@ PbGpuReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 	{
 		snprintf(err, err_len, "memory budget of %zu bytes is too small for one tile of the reconstruction",
 				 memory_budget);
-		return -1;
+		goto fail;
 	}
 
 	ntiles = (size_t) pl.ntx * pl.nty;
@@ -1104,6 +1106,7 @@ done:
 		rc = -1;
 	}
 	cudaGetLastError();
+	RgEnd(c);
 	free(dirty);
 	free(ring);
 	if (stats)

@@ -407,15 +407,16 @@ done:
 }
 
 /*
- * The watershed of spec on the GPU, untiled when it fits memory_budget,
- * else in tiles (see pb_raster_gpu.h for the contract).
+ * The watershed of spec on the GPU of g, untiled when it fits what is left
+ * of g's budget, else in tiles (see pb_raster_gpu.h for the contract).
  */
 extern "C" int
-PbGpuWatershed(const PbWatershedSpec *spec, uint32_t *labels, size_t memory_budget,
+PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
 			   PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats, char *err, size_t err_len)
 {
 	PbRasterGpuStats st;
 	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
 	WsPlan		p;
 	WsBufs		b;
 	bool		whole;
@@ -439,14 +440,14 @@ PbGpuWatershed(const PbWatershedSpec *spec, uint32_t *labels, size_t memory_budg
 	p.kb = WsKeyBytes(p.mk);
 	p.sync = ws_test_sync != 0;
 	p.lines = spec->lines;
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
+		return -1;
 	if (WsPlanTiles(&p, memory_budget) != 0)
 	{
 		snprintf(err, err_len, "memory budget of %zu bytes is too small for one tile of the watershed",
 				 memory_budget);
-		return -1;
+		goto done;
 	}
-	if (RgContext(&c, memory_budget, err, err_len) != 0)
-		return -1;
 	whole = p.ntx == 1 && p.nty == 1 && p.rw == p.w && p.rh == p.h &&
 		WsRegionBytes(&p, p.w, p.h, true) <= memory_budget;
 	st.tiles = whole ? 1 : p.ntx * p.nty;
@@ -465,6 +466,7 @@ done:
 		rc = -1;
 	}
 	cudaGetLastError();
+	RgEnd(c);
 	if (stats)
 		*stats = st;
 	return rc;

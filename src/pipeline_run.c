@@ -1,8 +1,8 @@
 /*
- * pipeline_run.c: one run of the SCCG pipeline (src/core/pipeline.h) in a
- * backend: the configuration from the pixelbox.* settings, the GPU as its
- * device, cancels, cleanup on error, and the report of the last run
- * (pb_pipeline_report()).
+ * pipeline_run.c: one run of the SCCG pipeline (src/core/sccg/pipeline.h)
+ * in a backend: the configuration from the pixelbox.* settings (the
+ * testing ones through test_seams.c), the GPU as its device, cancels,
+ * cleanup on error, and the report of the last run (pb_pipeline_report()).
  *
  * The pipeline's threads never call PostgreSQL.  This backend's thread
  * feeds tasks and waits, polling for cancels; on a cancel the threads are
@@ -17,14 +17,8 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
-#include "core/base/pb_base.h"
 #include "core/sccg/pb_sccg.h"
 #include "pixelbox.h"
-
-/* Testing throttle: microseconds per task in the slowed stage. */
-#define THROTTLE_US 5000
-/* Testing fault: the pool's allocations that succeed before they fail. */
-#define FAULT_ALLOCS 50
 
 struct PbPipeRun
 {
@@ -71,12 +65,15 @@ RunCleanup(void *arg)
 		PbPipeDestroy(r->pipe);
 		r->pipe = NULL;
 	}
-	PbOomFailAfter(0);
 	if (r->has_device)
 		PbGpuPipeRelease(r);
 	r->has_device = false;
 }
 
+/*
+ * Start a run in cxt (its memory, and its cleanup when cxt goes): the GPU
+ * as its device when it is wanted and free, the settings, the threads.
+ */
 PbPipeRun *
 PbPipeRunStart(MemoryContext cxt, const char *caller)
 {
@@ -93,20 +90,12 @@ PbPipeRunStart(MemoryContext cxt, const char *caller)
 	c.device = r->has_device ? &r->device : NULL;
 	c.migration = pb_migration;
 	c.staged = !pb_pipelined;
-	if (pb_pipeline_throttle == PB_THROTTLE_FILTER)
-		c.slow_filter_us = THROTTLE_US;
-	else if (pb_pipeline_throttle == PB_THROTTLE_AGGREGATE)
-	{
-		c.slow_agg_us = THROTTLE_US;
-		c.agg_pairs = 1;		/* one task queued fills the buffer */
-	}
+	PbSeamsPipeline(&c, cxt);
 	r->pipe = PbPipeStart(&c);
 	if (r->pipe == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("%s: could not start the pipeline's threads", caller)));
-	if (pb_pipeline_fault == PB_PIPE_FAULT_MEMORY)
-		PbOomFailAfter(FAULT_ALLOCS);
 	return r;
 }
 
@@ -138,6 +127,7 @@ PbPipeRunFeed(PbPipeRun *r, PbTask *t)
 	r->tasks++;
 }
 
+/* Count time the caller spent making tasks (the report's tile row). */
 void
 PbPipeRunAddTileTime(PbPipeRun *r, double seconds)
 {
@@ -158,12 +148,16 @@ PbPipeRunAddMerge(PbPipeRun *r, int64 chunks, double seconds, int64 shared, int6
 	r->handoff[1] += in_state;
 }
 
+/*
+ * Wait for the end of the run and take its totals into acc; keep its
+ * figures for the report; the GPU goes back, with the one WARNING of a
+ * fallback when the run dropped it.
+ */
 void
 PbPipeRunFinish(PbPipeRun *r, PbCompareAcc *acc)
 {
 	if (!PbPipeFinish(r->pipe, InterruptArrived, NULL))
 		RunStopped(r);
-	PbOomFailAfter(0);
 	PbPipeTotals(r->pipe, acc);
 	PbPipeGetStats(r->pipe, &last_stats);
 	last_tasks = r->tasks;
@@ -177,9 +171,10 @@ PbPipeRunFinish(PbPipeRun *r, PbCompareAcc *acc)
 		PbGpuPipeRelease(r);
 	r->has_device = false;
 	if (last_stats.device_error[0])
-		PbGpuPipeFailed(last_stats.device_error, r->caller);
+		PbGpuFallback(r->caller, last_stats.device_error);
 }
 
+/* The run is over: stop and join its threads, free the pipeline. */
 void
 PbPipeRunEnd(PbPipeRun *r)
 {

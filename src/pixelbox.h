@@ -79,23 +79,63 @@ extern void PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,
 extern void PbCheckSetSrid(int32_t *srid, bool *has_srid, int32_t next,
 						   const char *caller);
 
-/* device.c: the GPU side of the aggregates */
+/*
+ * device.c: this backend's GPU, one context (cuda/pb_gpu.h) for the
+ * aggregates, the pipeline and the raster operations, and the one WARNING
+ * of a fallback to the CPU.
+ */
+struct PbGpu;
+struct PbPipeDevice;
 extern void PbGpuForget(const void *owner);
 extern bool PbGpuWanted(const char *caller);
 extern PbGpuStart PbGpuStartBatch(const void *owner, const PbBatch *b,
 								  const uint32_t *idx, uint32_t n,
 								  const char *caller);
 extern const int64_t *PbGpuFinishBatch(const void *owner, const char *caller);
-
-/* device.c: the GPU for the raster operations */
-extern bool PbGpuRasterWanted(const char *caller);
-extern void PbGpuRasterFailed(const char *caller, const char *why);
-
-/* device.c: the GPU as a pipeline run's device */
-struct PbPipeDevice;
 extern bool PbGpuPipeDevice(const void *owner, struct PbPipeDevice *dev, const char *caller);
 extern void PbGpuPipeRelease(const void *owner);
-extern void PbGpuPipeFailed(const char *why, const char *caller);
+extern void PbGpuFallback(const char *caller, const char *why);
+
+/* GPU work of PbGpuTry on context g: 0 done, 1 stopped (a cancel), -1 failed (err says why). */
+typedef int (*PbGpuWork) (struct PbGpu *g, void *arg, char *err, size_t err_len);
+extern int	PbGpuTry(const char *caller, PbGpuWork work, void *arg);
+
+/* What the GPU is opened for (a test seam fails them differently). */
+typedef enum PbGpuUse
+{
+	PB_GPU_FOR_POLYGONS,
+	PB_GPU_FOR_RASTERS
+} PbGpuUse;
+
+/* What opening the GPU gave. */
+typedef enum PbGpuOpened
+{
+	PB_GPU_OPENED,				/* the context (NULL where a test seam stands in) */
+	PB_GPU_ABSENT,				/* no GPU in this backend: not a failure */
+	PB_GPU_OPEN_FAILED			/* a GPU failed to open: why says why */
+} PbGpuOpened;
+
+/*
+ * The way to this backend's GPU (device.c has the real one; test_seams.c
+ * may wrap it): open gives the context, opened on first use; device makes
+ * the polygon device (core src/core/sccg/device.h) on a context.
+ */
+typedef struct PbGpuOpener
+{
+	PbGpuOpened (*open) (void *ctx, PbGpuUse use, struct PbGpu **g, char *why,
+						 size_t why_len);
+	void		(*device) (void *ctx, struct PbGpu *g, struct PbPipeDevice *dev);
+	void	   *ctx;
+} PbGpuOpener;
+
+/*
+ * test_seams.c: the testing settings (pixelbox.gpu_fault,
+ * pipeline_throttle, pipeline_fault) as decorators: of the way to the
+ * GPU, and of a pipeline run's configuration (its memory in cxt).
+ */
+struct PbPipeConfig;
+extern const PbGpuOpener *PbSeamsGpu(const PbGpuOpener *real);
+extern void PbSeamsPipeline(struct PbPipeConfig *c, MemoryContext cxt);
 
 /* pipeline_run.c: one pipeline run in this backend */
 typedef struct PbPipeRun PbPipeRun;

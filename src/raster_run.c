@@ -1,10 +1,11 @@
 /*
- * raster_run.c: run a raster operation on the GPU or the CPU, by the same
- * rules as the polygon side: pixelbox.device picks, a GPU failure gives
- * one WARNING and the CPU computes the same answer, and a cancel or
- * statement_timeout stops the work within about a second (the kernels and
- * the CPU threads poll between rounds and tiles; only this thread polls,
- * and it only reads the interrupt flags).
+ * raster_run.c: run a raster operation on the GPU or the CPU, through the
+ * one GPU path of device.c (PbGpuTry): pixelbox.device picks, the work
+ * runs on this backend's GPU context within what is left of its budget, a
+ * GPU failure gives one WARNING and the CPU computes the same answer, and
+ * a cancel or statement_timeout stops the work within about a second (the
+ * kernels and the CPU threads poll between rounds and tiles; only this
+ * thread polls, and it only reads the interrupt flags).
  */
 #include "postgres.h"
 
@@ -55,33 +56,68 @@ CheckStatus(PbStatus st, const char *caller)
 		elog(ERROR, "%s: invalid arguments to the raster core (status %d)", caller, (int) st);
 }
 
+/* A reconstruction's arguments, for its GPU work. */
+typedef struct ReconArgs
+{
+	PbImage    *marker;
+	const PbImage *mask;
+	int			connectivity;
+	PbReconOp	op;
+} ReconArgs;
+
+/* PbGpuWork: the reconstruction on the GPU. */
+static int
+ReconOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
+{
+	ReconArgs  *a = (ReconArgs *) arg;
+	PbRasterGpuStats stats;
+
+	return PbGpuReconstruct(g, a->marker, a->mask, a->connectivity, a->op,
+							RasterInterrupted, NULL, &stats, err, err_len);
+}
+
 /*
  * Reconstruct marker under mask in place (marker already clipped), on the
- * GPU when it is wanted and works, else on the CPU.
+ * GPU when it is wanted and works, else on the CPU (after a GPU failure
+ * the marker holds a partial reconstruction, which the CPU finishes).
  */
 void
 PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 				 PbReconOp op, const char *caller)
 {
 	PbRun run = CpuRun();
+	ReconArgs	a = {marker, mask, connectivity, op};
+	int			st = PbGpuTry(caller, ReconOnGpu, &a);
 
-	if (PbGpuRasterWanted(caller))
-	{
-		char		err[256];
-		PbRasterGpuStats stats;
-		int			st = PbGpuReconstruct(marker, mask, connectivity, op,
-										  (size_t) pb_gpu_memory_mb << 20,
-										  RasterInterrupted, NULL, &stats,
-										  err, sizeof(err));
-
-		if (st == 0)
-			return;
-		if (st == 1)
-			CheckStatus(PB_ERR_STOPPED, caller);
-		/* the marker holds a partial reconstruction: the CPU finishes it */
-		PbGpuRasterFailed(caller, err);
-	}
+	if (st == 0)
+		return;
+	if (st == 1)
+		CheckStatus(PB_ERR_STOPPED, caller);
 	CheckStatus(PbReconstructCpu(marker, mask, connectivity, op, &run), caller);
+}
+
+/* A distance transform's arguments, for its GPU work. */
+typedef struct DistanceArgs
+{
+	const uint8 *fg;
+	int32		width,
+				height;
+	double		sy,
+				sx;
+	float	   *dist;
+	int64	   *nearest;
+} DistanceArgs;
+
+/* PbGpuWork: the distance transform on the GPU. */
+static int
+DistanceOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
+{
+	DistanceArgs *a = (DistanceArgs *) arg;
+	PbRasterGpuStats stats;
+
+	return PbGpuDistance(g, a->fg, a->width, a->height, a->sy, a->sx, a->dist,
+						 (int64_t *) a->nearest, RasterInterrupted, NULL, &stats,
+						 err, err_len);
 }
 
 /* The exact distance transform, on the GPU when wanted and working. */
@@ -90,25 +126,33 @@ PbRunDistance(const uint8 *fg, int32 width, int32 height, double sy, double sx,
 			  float *dist, int64 *nearest, const char *caller)
 {
 	PbRun run = CpuRun();
+	DistanceArgs a = {fg, width, height, sy, sx, dist, nearest};
+	int			st = PbGpuTry(caller, DistanceOnGpu, &a);
 
-	if (PbGpuRasterWanted(caller))
-	{
-		char		err[256];
-		PbRasterGpuStats stats;
-		int			st = PbGpuDistance(fg, width, height, sy, sx, dist,
-									   (int64_t *) nearest,
-									   (size_t) pb_gpu_memory_mb << 20,
-									   RasterInterrupted, NULL, &stats,
-									   err, sizeof(err));
-
-		if (st == 0)
-			return;
-		if (st == 1)
-			CheckStatus(PB_ERR_STOPPED, caller);
-		PbGpuRasterFailed(caller, err);
-	}
+	if (st == 0)
+		return;
+	if (st == 1)
+		CheckStatus(PB_ERR_STOPPED, caller);
 	CheckStatus(PbDistanceCpu(fg, width, height, sy, sx, dist, (int64_t *) nearest, &run),
 				caller);
+}
+
+/* A watershed's arguments, for its GPU work. */
+typedef struct WatershedArgs
+{
+	const PbWatershedSpec *spec;
+	uint32	   *labels;
+} WatershedArgs;
+
+/* PbGpuWork: the watershed on the GPU. */
+static int
+WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
+{
+	WatershedArgs *a = (WatershedArgs *) arg;
+	PbRasterGpuStats stats;
+
+	return PbGpuWatershed(g, a->spec, a->labels, RasterInterrupted, NULL, &stats,
+						  err, err_len);
 }
 
 /*
@@ -119,21 +163,14 @@ void
 PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels, const char *caller)
 {
 	PbRun run = CpuRun();
+	WatershedArgs a = {spec, labels};
+	int			st;
 
 	CheckStatus(PbWatershedCheck(spec), caller);
-	if (PbGpuRasterWanted(caller))
-	{
-		char		err[256];
-		PbRasterGpuStats stats;
-		int			st = PbGpuWatershed(spec, labels, (size_t) pb_gpu_memory_mb << 20,
-										RasterInterrupted, NULL, &stats,
-										err, sizeof(err));
-
-		if (st == 0)
-			return;
-		if (st == 1)
-			CheckStatus(PB_ERR_STOPPED, caller);
-		PbGpuRasterFailed(caller, err);
-	}
+	st = PbGpuTry(caller, WatershedOnGpu, &a);
+	if (st == 0)
+		return;
+	if (st == 1)
+		CheckStatus(PB_ERR_STOPPED, caller);
 	CheckStatus(PbWatershedCpu(spec, labels, &run), caller);
 }

@@ -24,6 +24,23 @@
 #include "harness.h"
 
 #define WG_BUDGET ((size_t) 8 << 30)	/* enough for every untiled test */
+
+/*
+ * The tests' GPU context, opened once, with its budget set to budget;
+ * NULL without a GPU (the calls given it then fail with a reason).
+ */
+static PbGpu *
+WgContext(size_t budget)
+{
+	static PbGpu *g;
+	char		err[256];
+
+	if (g == NULL && (g = PbGpuOpen(budget, err, sizeof(err))) == NULL)
+		pb_test_note("no GPU: %s", err);
+	if (g != NULL)
+		PbGpuSetBudget(g, budget);
+	return g;
+}
 #define WG_THREADS 16
 
 /* An input of the watershed: image, optional walls and markers. */
@@ -411,7 +428,7 @@ static bool
 WgGpu(const PbWatershedSpec *s, uint32_t *labels, size_t budget, PbRasterGpuStats *st)
 {
 	char		err[256] = "";
-	int			rc = PbGpuWatershed(s, labels, budget, NULL, NULL, st, err, sizeof(err));
+	int			rc = PbGpuWatershed(WgContext(budget), s, labels, NULL, NULL, st, err, sizeof(err));
 
 	if (rc != 0)
 		pb_check_fail(__FILE__, __LINE__, "PbGpuWatershed returned %d: %s", rc, err);
@@ -718,13 +735,13 @@ test_wsgpu_poll(void)
 
 	WgSpiral(&c.img, &r);
 	s = WgSpec(&c, 4, false);
-	rc = PbGpuWatershed(&s, g, WG_BUDGET, WgPollStop, NULL, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(WgContext(WG_BUDGET), &s, g, WgPollStop, NULL, NULL, err, sizeof(err));
 	if (rc != 1)
 		pb_check_fail(__FILE__, __LINE__, "stop poll: returned %d (%s), want 1", rc, err);
-	rc = PbGpuWatershed(&s, g, 50000, WgPollStop, NULL, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(WgContext(50000), &s, g, WgPollStop, NULL, NULL, err, sizeof(err));
 	if (rc != 1)
 		pb_check_fail(__FILE__, __LINE__, "stop poll, tiled: returned %d (%s), want 1", rc, err);
-	rc = PbGpuWatershed(&s, g, WG_BUDGET, WgPollCount, &calls, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(WgContext(WG_BUDGET), &s, g, WgPollCount, &calls, NULL, err, sizeof(err));
 	if (rc != 0)
 		pb_check_fail(__FILE__, __LINE__, "counting poll: returned %d (%s)", rc, err);
 	else if (PbWatershedRef(&s, want) == PB_OK)
@@ -745,23 +762,23 @@ test_wsgpu_badarg(void)
 	uint32_t	g[100];
 	char		err[256] = "";
 
-	if (PbGpuWatershed(NULL, g, WG_BUDGET, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(WgContext(WG_BUDGET), NULL, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "NULL spec accepted");
-	if (PbGpuWatershed(&s, NULL, WG_BUDGET, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(WgContext(WG_BUDGET), &s, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "NULL labels accepted");
 	s.connectivity = 6;
-	if (PbGpuWatershed(&s, g, WG_BUDGET, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(WgContext(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "connectivity 6 accepted");
 	s.connectivity = 4;
 	s.image.type = (PbPixType) 99;
-	if (PbGpuWatershed(&s, g, WG_BUDGET, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(WgContext(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "pixel type 99 accepted");
 	s.image.type = PB_PIX_8BUI;
 	s.image.width = 0;
-	if (PbGpuWatershed(&s, g, WG_BUDGET, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(WgContext(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "width 0 accepted");
 	s.image.width = 10;
-	if (PbGpuWatershed(&s, g, 64, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(WgContext(64), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "a budget of 64 bytes accepted");
 	else
 		CHECK_STR_HAS(err, "budget");

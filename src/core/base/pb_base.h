@@ -101,16 +101,6 @@ extern __thread jmp_buf *pb_oom_recover;
 /* malloc failed: jump to this thread's recovery point, or abort. */
 extern void PbOutOfMemory(void) __attribute__((noreturn));
 
-/*
- * Testing: make the pool's next allocations fail after n more succeed
- * (0: never).  Process-wide; only the tests and the testing setting
- * pixelbox.pipeline_fault use it.
- */
-extern void PbOomFailAfter(long n);
-
-/* Whether the allocation being made now must fail (for the testing knob). */
-extern int	PbOomInjected(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -100,14 +100,13 @@ Now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Sleep for us microseconds (testing throttles, device polling). */
+/* Sleep for us microseconds (between device polls). */
 static void
 SleepUs(uint32_t us)
 {
 	struct timespec ts = {us / 1000000, (long) (us % 1000000) * 1000};
 
-	if (us)
-		nanosleep(&ts, NULL);
+	nanosleep(&ts, NULL);
 }
 
 /* Append t to the FIFO. */
@@ -160,6 +159,30 @@ PbPipeConfigDefaults(PbPipeConfig *c, int threads)
 	c->input_tasks = 4 * (uint32_t) c->threads + 4;
 	c->batch_pairs = 1u << 16;	/* small batches: a short tail after the last filter */
 	c->agg_pairs = 4 * c->batch_pairs;
+	c->steps.filter = PbPipeFilterStep;
+	c->steps.compute = PbPipeComputeStep;
+}
+
+/*
+ * The core's filter step: give the task its batch, find its pairs, and
+ * compute the pairs no device takes at once, on this thread.
+ */
+void
+PbPipeFilterStep(void *ctx, PbTask *t, const PbAllocator *mem, PbScratch *sc, PbMethod method,
+				 PbCompareAcc *acc)
+{
+	(void) ctx;
+	PbTaskMaterialize(t, mem);
+	PbTaskFilter(t);
+	PbTaskCompute(t, t->nint, t->batch.npairs, sc, method, acc);
+}
+
+/* The core's compute step: the task's device-eligible pairs on this thread. */
+void
+PbPipeComputeStep(void *ctx, PbTask *t, PbScratch *sc, PbMethod method, PbCompareAcc *acc)
+{
+	(void) ctx;
+	PbTaskCompute(t, 0, t->nint, sc, method, acc);
 }
 
 /*
@@ -198,8 +221,7 @@ ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
 {
 	double		t0 = Now();
 
-	SleepUs(p->cfg.slow_agg_us);
-	PbTaskCompute(t, 0, t->nint, sc, p->cfg.method, acc);
+	p->cfg.steps.compute(p->cfg.steps.ctx, t, sc, p->cfg.method, acc);
 	st->tasks++;
 	st->pairs += t->nint;
 	st->migrated += migrated != 0;
@@ -284,11 +306,8 @@ FilterMain(void *arg)
 		pthread_mutex_unlock(&p->lock);
 
 		t0 = Now();
-		SleepUs(p->cfg.slow_filter_us);
-		PbTaskMaterialize(t, p->mem);
-		PbTaskFilter(t);
 		/* pairs no device takes are computed here and now */
-		PbTaskCompute(t, t->nint, t->batch.npairs, &out->sc, p->cfg.method, &out->acc);
+		p->cfg.steps.filter(p->cfg.steps.ctx, t, p->mem, &out->sc, p->cfg.method, &out->acc);
 		out->st.filter_cpu.tasks++;
 		out->st.filter_cpu.pairs += t->batch.npairs;
 		out->st.filter_cpu.busy_s += Now() - t0;
@@ -529,7 +548,6 @@ FinishOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err
 	out->st.aggregate_device.pairs += nfound;
 	out->st.aggregate_device.busy_s += Now() - t0;
 	out->st.device_batches++;
-	SleepUs(p->cfg.slow_agg_us * b->n);
 	return 1;
 }
 
@@ -691,6 +709,8 @@ PbPipeStart(const PbPipeConfig *config)
 		return NULL;
 	}
 	p->mem = PbPoolAllocator(p->pool);
+	if (config->wrap_mem != NULL)
+		p->mem = config->wrap_mem(config->wrap_mem_ctx, p->mem);
 	p->device_alive = config->device != NULL;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_condattr_init(&ca);

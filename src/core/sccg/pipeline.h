@@ -28,14 +28,16 @@
  * the same answers (every area is exact, every sum an exact accumulator).
  *
  * Threads never call the caller's code except the device operations (from
- * the aggregator thread only), run with every signal blocked, and allocate
- * with malloc; the tasks' memory (their copies of shapes, pairs, areas, the
- * filter's temporaries) through a pool of the pipeline's own (pool.h).  A
- * task's memory goes back to the pool as soon as the task is accounted, so
- * the pages of finished tasks serve the next ones and what the pipeline
- * holds follows the tasks alive at once, not the number fed.  The caller's
- * thread feeds tasks and waits, polling its own interrupt check; a stop
- * request ends every thread promptly.
+ * the aggregator thread only) and the decorators the caller may put around
+ * the steps and the tasks' allocator (PbPipeSteps, PbPipeWrapMem), run with
+ * every signal blocked, and allocate with malloc; the tasks' memory (their
+ * copies of shapes, pairs, areas, the filter's temporaries) through a pool
+ * of the pipeline's own (pool.h).  A task's memory goes back to the pool
+ * as soon as the task is accounted, so the pages of finished tasks serve
+ * the next ones and what the pipeline holds follows the tasks alive at
+ * once, not the number fed.  The caller's thread feeds tasks and waits,
+ * polling its own interrupt check; a stop request ends every thread
+ * promptly.
  */
 #ifndef PB_PIPELINE_H
 #define PB_PIPELINE_H
@@ -92,6 +94,37 @@ typedef struct PbTask
 	struct PbTask *next;
 } PbTask;
 
+/*
+ * What a CPU thread does with a task, as two calls the caller may wrap (a
+ * decorator calling the core's own: the glue's testing throttle sleeps
+ * first).  filter makes the task's batch from mem, finds its pairs and
+ * computes those no device takes; compute computes its device-eligible
+ * pairs [0, nint).  Both run on pipeline threads (no caller's API but
+ * malloc) and may jump to the thread's out-of-memory recovery point.
+ */
+typedef struct PbPipeSteps
+{
+	void		(*filter) (void *ctx, PbTask *t, const PbAllocator *mem, PbScratch *sc,
+						   PbMethod method, PbCompareAcc *acc);
+	void		(*compute) (void *ctx, PbTask *t, PbScratch *sc, PbMethod method,
+							PbCompareAcc *acc);
+	void	   *ctx;
+} PbPipeSteps;
+
+/* The core's steps (what PbPipeConfigDefaults puts in PbPipeConfig.steps). */
+extern void PbPipeFilterStep(void *ctx, PbTask *t, const PbAllocator *mem, PbScratch *sc,
+							 PbMethod method, PbCompareAcc *acc);
+extern void PbPipeComputeStep(void *ctx, PbTask *t, PbScratch *sc, PbMethod method,
+							  PbCompareAcc *acc);
+
+/*
+ * A decorator of the allocator of the tasks' memory (the pipeline's pool,
+ * given as inner): returns the allocator the pipeline uses instead, which
+ * must forward to inner and may call PbOutOfMemory (the glue's testing
+ * fault makes it fail).  Called once, in PbPipeStart.
+ */
+typedef const PbAllocator *(*PbPipeWrapMem) (void *ctx, const PbAllocator *inner);
+
 /* How a pipeline runs. */
 typedef struct PbPipeConfig
 {
@@ -104,8 +137,9 @@ typedef struct PbPipeConfig
 	uint32_t	input_tasks;	/* capacity of the input buffer, in tasks */
 	uint32_t	agg_pairs;		/* capacity of the aggregator buffer, in pairs */
 	uint32_t	batch_pairs;	/* pairs the aggregator puts in a device batch */
-	uint32_t	slow_filter_us; /* testing: sleep per task in the filter stage */
-	uint32_t	slow_agg_us;	/* testing: sleep per task in the aggregator */
+	PbPipeSteps steps;			/* the CPU threads' work on a task */
+	PbPipeWrapMem wrap_mem;		/* NULL: the tasks' memory straight from the pool */
+	void	   *wrap_mem_ctx;
 } PbPipeConfig;
 
 /* Stage figures of one run, for the report. */
@@ -136,7 +170,10 @@ typedef struct PbPipeStats
 
 typedef struct PbPipeline PbPipeline;
 
-/* Fill *c with the defaults (threads as given, no device, migration on). */
+/*
+ * Fill *c with the defaults (threads as given, no device, migration on,
+ * the core's steps, the pool's allocator).
+ */
 extern void PbPipeConfigDefaults(PbPipeConfig *c, int threads);
 
 /* Start the threads; NULL (with nothing started) if none could start. */

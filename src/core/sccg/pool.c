@@ -5,8 +5,8 @@
  * for, and its links in the list of blocks handed out), so release needs
  * no size, payloads keep malloc's alignment, and destroying the pool frees
  * even blocks a thread lost when it ran out of memory mid-task.  A cached
- * block links to the next through its payload.  When malloc fails (or the
- * testing knob of oom.h says so) the pool calls PbOutOfMemory.  Under
+ * block links to the next through its payload.  When malloc fails the
+ * pool calls PbOutOfMemory.  Under
  * AddressSanitizer the bytes nobody may touch (cached blocks, the slack
  * past the size asked for) are poisoned, so a use after release is still
  * reported although the memory does not go back to malloc.
@@ -149,8 +149,6 @@ TakeBlock(PbPool *pool, int c)
 	size_t		bytes = ClassBytes(c);
 	BlockHead  *h;
 
-	if (PbOomInjected())
-		PbOutOfMemory();
 	pthread_mutex_lock(&pool->lock);
 	h = pool->free[c];
 	if (h != NULL)

@@ -9,7 +9,7 @@
  * many bytes as were ever live at once, beyond that released blocks go back
  * to malloc: what it holds stays under twice the peak of live bytes, however
  * long it runs.  One mutex guards the lists; when malloc fails the
- * allocator calls PbOutOfMemory (oom.h), and it never calls
+ * allocator calls PbOutOfMemory (pb_base.h), and it never calls
  * check_interrupts.
  */
 #ifndef PB_POOL_H

@@ -1,9 +1,12 @@
 /*
- * gpu_none.c: the GPU interface of a build without nvcc: no device, ever.
+ * pb_gpu_none.c: the GPU interface of pb_gpu.h in a build without nvcc
+ * (compiled by the C compiler): no device, ever.  No CUDA and no
+ * PostgreSQL headers here.
  */
 #include <stdio.h>
+#include <string.h>
 
-#include "../cuda/pb_gpu.h"
+#include "pb_gpu.h"
 
 /* Report that this build cannot use a GPU. */
 int
@@ -13,13 +16,20 @@ PbGpuProbe(char *reason, size_t reason_len)
 	return 0;
 }
 
-/* No handle without CUDA. */
+/* No context without CUDA. */
 PbGpu *
 PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
 {
 	(void) memory_budget;
 	PbGpuProbe(err, err_len);
 	return NULL;
+}
+
+/* Unreachable without a context. */
+void
+PbGpuSetBudget(PbGpu *g, size_t memory_budget)
+{
+	(void) g, (void) memory_budget;
 }
 
 /* Nothing to release. */
@@ -29,7 +39,15 @@ PbGpuClose(PbGpu *g)
 	(void) g;
 }
 
-/* Unreachable without a handle; fail for safety. */
+/* Unreachable without a context: a device with no operations. */
+void
+PbGpuDeviceOps(PbGpu *g, PbPipeDevice *dev)
+{
+	(void) g;
+	memset(dev, 0, sizeof(*dev));
+}
+
+/* Unreachable without a context; fail for safety. */
 int
 PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 			PbGpuKernel kernel, char *err, size_t err_len)
@@ -38,7 +56,7 @@ PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 	return PbGpuProbe(err, err_len) - 1;
 }
 
-/* Unreachable without a handle; fail for safety. */
+/* Unreachable without a context; fail for safety. */
 int
 PbGpuSubmitParts(PbGpu *g, const PbDevicePart *parts, uint32_t nparts,
 				 PbGpuKernel kernel, char *err, size_t err_len)
@@ -47,7 +65,7 @@ PbGpuSubmitParts(PbGpu *g, const PbDevicePart *parts, uint32_t nparts,
 	return PbGpuProbe(err, err_len) - 1;
 }
 
-/* Unreachable without a handle; fail for safety. */
+/* Unreachable without a context; fail for safety. */
 int
 PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel kernel,
 		   char *err, size_t err_len)
@@ -56,7 +74,7 @@ PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel ker
 	return PbGpuProbe(err, err_len) - 1;
 }
 
-/* Unreachable without a handle; fail for safety. */
+/* Unreachable without a context; fail for safety. */
 int
 PbGpuStartStaged(PbGpu *g, char *err, size_t err_len)
 {
@@ -72,15 +90,7 @@ PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)
 	return 0;
 }
 
-/* Nothing is ever packed without CUDA. */
-size_t
-PbGpuPackedBytes(const PbBatch *b, uint32_t n)
-{
-	(void) b, (void) n;
-	return 0;
-}
-
-/* Unreachable without a handle; fail for safety. */
+/* Unreachable without a context; fail for safety. */
 int
 PbGpuPoll(PbGpu *g, char *err, size_t err_len)
 {
@@ -88,7 +98,7 @@ PbGpuPoll(PbGpu *g, char *err, size_t err_len)
 	return PbGpuProbe(err, err_len) - 1;
 }
 
-/* Unreachable without a handle. */
+/* Unreachable without a context. */
 const int64_t *
 PbGpuResults(const PbGpu *g)
 {
@@ -96,7 +106,7 @@ PbGpuResults(const PbGpu *g)
 	return NULL;
 }
 
-/* Unreachable without a handle: nothing found. */
+/* Unreachable without a context: nothing found. */
 uint32_t
 PbGpuFoundPairs(const PbGpu *g, const PbDeviceFound **found)
 {
@@ -105,7 +115,7 @@ PbGpuFoundPairs(const PbGpu *g, const PbDeviceFound **found)
 	return 0;
 }
 
-/* Unreachable without a handle. */
+/* Unreachable without a context. */
 double
 PbGpuKernelMs(const PbGpu *g)
 {
@@ -113,7 +123,7 @@ PbGpuKernelMs(const PbGpu *g)
 	return 0.0;
 }
 
-/* Unreachable without a handle. */
+/* Unreachable without a context. */
 const char *
 PbGpuDeviceName(const PbGpu *g)
 {

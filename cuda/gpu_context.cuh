@@ -1,0 +1,121 @@
+/*
+ * gpu_context.cuh: what a PbGpu (pb_gpu.h) holds, for the two files that
+ * run on it: gpu_runtime.cu (the context, its budget, the polygon side)
+ * and raster_gpu_runtime.cu (the raster side).  CUDA-only header.
+ *
+ * One budget covers the device memory of both sides.  The polygon side
+ * holds one buffer (d_buf, d_cap bytes), grown as submissions need and
+ * kept between them; the raster side holds a stream-ordered memory pool,
+ * from which a call allocates within a reservation and which keeps what
+ * the call used cached afterwards.  Either side gives its cached memory
+ * back when the other needs it and it is idle.  The fields under "the
+ * budget" change only with lock held: the polygon side may run on one
+ * thread (a pipeline's aggregator) while raster calls run on another.
+ */
+#ifndef PB_GPU_CONTEXT_CUH
+#define PB_GPU_CONTEXT_CUH
+
+#include <cuda_runtime.h>
+#include <pthread.h>
+
+#include "pb_gpu.h"
+#include "raster_gpu_common.cuh"
+
+/*
+ * What the parts of a submission hold, and where each section of their
+ * packed form starts: shapes, rings, int points, the first shape of each
+ * part, the filter parts, the found-pair counter, the host pairs (copied
+ * in up to here), then the found pairs and the host pairs' areas.
+ */
+struct Packing
+{
+	size_t		nshapes,
+				nrings,
+				npts,
+				nparts,
+				nhost,
+				nfparts,
+				filter_rows,
+				found_cap;
+	size_t		off_rings,
+				off_pts,
+				off_base,
+				off_fparts,
+				off_count,
+				off_pairs,
+				in_bytes,
+				off_found,
+				off_out,
+				total;
+};
+
+/* Where a submission is: nothing in flight, kernels running, found pairs coming back. */
+typedef enum GpuState
+{
+	GPU_IDLE = 0,
+	GPU_RUNNING,
+	GPU_FETCHING
+} GpuState;
+
+struct PbGpu
+{
+	int			sm_count;
+	char		name[320];
+
+	/* the budget (see the file header): lock held to read or change */
+	pthread_mutex_t lock;
+	size_t		budget;			/* device bytes both sides may hold in all */
+	void	   *d_buf;			/* polygon side: packed submission + results */
+	size_t		d_cap;
+	int			poly_busy;		/* d_buf is in use: a submission runs */
+	size_t		raster_held;	/* raster side: a call's reservation, or the
+								 * bytes its pool keeps cached between calls */
+	int			raster_busy;	/* a raster call runs */
+	int			raster_made;	/* the raster side exists (rg) */
+
+	/* polygon side: used by the one thread submitting */
+	cudaStream_t stream;
+	cudaEvent_t start,
+				stop;
+	void	   *h_slot[2];		/* packed submissions, pinned: the one in
+								 * flight (or done) and the one staged */
+	size_t		h_slot_cap[2];
+	Packing		slot_pk[2];		/* their layouts */
+	int			slot_pixel_only[2];
+	int			cur;			/* slot of the submission in flight or done */
+	int			staged;			/* a submission waits in slot 1 - cur */
+	void	   *h_in;			/* = h_slot[cur] */
+	int64_t    *h_out;			/* host pairs' areas, then the found count; pinned */
+	size_t		h_out_cap;
+	PbDeviceFound *h_found;		/* found pairs with their areas, pinned */
+	size_t		h_found_cap;
+	Packing		pk;				/* of the submission in flight or done */
+	int			pixel_only;
+	GpuState	state;
+	uint32_t	nfound;			/* pairs found, once fetched */
+	float		kernel_ms;
+
+	/* raster side: used by the one thread running raster calls */
+	RgCtx		rg;
+};
+
+/*
+ * gpu_runtime.cu: a raster call begins on g: the polygon side's buffer is
+ * given back when idle, and the call reserves (and gets) every byte of the
+ * budget the polygon side does not hold.
+ */
+size_t		GpuRasterBegin(PbGpu *g);
+
+/* gpu_runtime.cu: the raster call is over; its pool keeps cached bytes. */
+void		GpuRasterEnd(PbGpu *g, size_t cached);
+
+/*
+ * raster_gpu_runtime.cu: give back what the raster pool caches beyond
+ * keep bytes (it is idle); the bytes it still holds.
+ */
+size_t		RgTrim(RgCtx *c, size_t keep);
+
+/* raster_gpu_runtime.cu: destroy the raster side, made, half made or not (idle). */
+void		RgDestroy(RgCtx *c);
+
+#endif							/* PB_GPU_CONTEXT_CUH */

@@ -1,0 +1,54 @@
+/*
+ * pb_raster_gpu_none.c: the raster interface of pb_raster_gpu.h in a build
+ * without nvcc (compiled by the C compiler): every call fails with a
+ * reason, and the caller computes on the CPU.  No CUDA and no PostgreSQL
+ * headers here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pb_raster_gpu.h"
+
+/* Report that this build has no GPU code; -1 for the caller to return. */
+static int
+NoCuda(PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
+	if (err != NULL && err_len > 0)
+		snprintf(err, err_len, "pixelbox was built without CUDA");
+	return -1;
+}
+
+/* No GPU reconstruction without CUDA. */
+int
+PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivity,
+				 PbReconOp op, PbPollFn poll, void *poll_arg,
+				 PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	(void) g, (void) marker, (void) mask, (void) connectivity, (void) op;
+	(void) poll, (void) poll_arg;
+	return NoCuda(stats, err, err_len);
+}
+
+/* No GPU distance transform without CUDA. */
+int
+PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
+			  double sy, double sx, float *dist, int64_t *nearest,
+			  PbPollFn poll, void *poll_arg,
+			  PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	(void) g, (void) fg, (void) width, (void) height, (void) sy, (void) sx;
+	(void) dist, (void) nearest, (void) poll, (void) poll_arg;
+	return NoCuda(stats, err, err_len);
+}
+
+/* No GPU watershed without CUDA. */
+int
+PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
+			   PbPollFn poll, void *poll_arg,
+			   PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	(void) g, (void) spec, (void) labels, (void) poll, (void) poll_arg;
+	return NoCuda(stats, err, err_len);
+}

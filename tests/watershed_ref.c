@@ -5,36 +5,12 @@
  * all at once, until nothing changes; then the minima are numbered and
  * the lines drawn.  Slow (one step per pixel of the longest path) and
  * plain on purpose: it is the reference the tests hold the tiled CPU and
- * the GPU versions to.  Also the argument check every version shares.
+ * the GPU versions to.
  */
 #include <stdlib.h>
 
 #include "../src/core/raster/pb_raster.h"
 #include "../src/core/raster/watershed_rules.h"
-
-/* PB_ERR_BADARG unless the spec is one the watershed functions accept. */
-PbStatus
-PbWatershedCheck(const PbWatershedSpec *spec)
-{
-	if (spec == NULL || spec->image.data == NULL)
-		return PB_ERR_BADARG;
-	if (spec->image.width < 1 || spec->image.height < 1)
-		return PB_ERR_BADARG;
-	/* pixel index + 1 must fit a uint32 label (raster WKB sides are <= 65535) */
-	if ((uint64_t) spec->image.width * (uint64_t) spec->image.height >= (uint64_t) PB_WS_INF - 1)
-		return PB_ERR_BADARG;
-	if (spec->connectivity != 4 && spec->connectivity != 8)
-		return PB_ERR_BADARG;
-	switch (spec->image.type)
-	{
-		case PB_PIX_1BB:
-		case PB_PIX_8BUI:
-		case PB_PIX_16BUI:
-		case PB_PIX_32BF:
-			return PB_OK;
-	}
-	return PB_ERR_BADARG;
-}
 
 /*
  * One synchronous step for pixel i: its new key, label and pointer from

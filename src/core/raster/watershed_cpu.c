@@ -528,6 +528,33 @@ WatershedPhases(WsCtx *c, const PbRun *run)
 	return PbParallelFor(run, rows, ClearLineRows, c);
 }
 
+/*
+ * PB_ERR_BADARG unless the spec is one the watershed functions accept
+ * (every version checks with it: the CPU, the GPU and the reference).
+ */
+PbStatus
+PbWatershedCheck(const PbWatershedSpec *spec)
+{
+	if (spec == NULL || spec->image.data == NULL)
+		return PB_ERR_BADARG;
+	if (spec->image.width < 1 || spec->image.height < 1)
+		return PB_ERR_BADARG;
+	/* pixel index + 1 must fit a uint32 label (raster WKB sides are <= 65535) */
+	if ((uint64_t) spec->image.width * (uint64_t) spec->image.height >= (uint64_t) PB_WS_INF - 1)
+		return PB_ERR_BADARG;
+	if (spec->connectivity != 4 && spec->connectivity != 8)
+		return PB_ERR_BADARG;
+	switch (spec->image.type)
+	{
+		case PB_PIX_1BB:
+		case PB_PIX_8BUI:
+		case PB_PIX_16BUI:
+		case PB_PIX_32BF:
+			return PB_OK;
+	}
+	return PB_ERR_BADARG;
+}
+
 /* The watershed of spec into labels, on run->threads threads. */
 PbStatus
 PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run)

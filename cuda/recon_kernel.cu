@@ -42,6 +42,7 @@
 
 #include "raster_gpu_common.cuh"
 #include "raster_gpu_test.h"
+#include "../src/core/raster/raster_rules.h"
 
 #define RC_THREADS 256			/* threads per propagation block */
 #define RC_BQ_CAP (16 * RC_THREADS) /* block queue in shared memory */
@@ -321,10 +322,6 @@ ColScan(int *J, const int *I, int w, int h)
 /* ---------------------------------------------------------------------- */
 /* the queue phase */
 
-/* Offsets of the neighbours (dx, dy); the first four are 4-connected. */
-__constant__ int c_dx[8] = {-1, 1, 0, 0, -1, 1, -1, 1};
-__constant__ int c_dy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
-
 /*
  * The initial wavefront: every pixel p with a neighbour q that p can still
  * change (J(q) weaker than J(p) and J(q) != I(q)), appended warp-wise to
@@ -353,8 +350,8 @@ Detect(const int *J, const int *I, int w, int h, int *q, unsigned *n, unsigned c
 
 			for (int d = 0; d < (C8 ? 8 : 4) && !active; d++)
 			{
-				int			nx = x + c_dx[d];
-				int			ny = y + c_dy[d];
+				int			nx = x + PbNbDx(d);
+				int			ny = y + PbNbDy(d);
 				size_t		o;
 				int			jq;
 
@@ -484,8 +481,8 @@ Propagate(PropArgs a)
 #pragma unroll
 				for (int d = 0; d < (C8 ? 8 : 4); d++)
 				{
-					int			nx = x + c_dx[d];
-					int			ny = y + c_dy[d];
+					int			nx = x + PbNbDx(d);
+					int			ny = y + PbNbDy(d);
 					int			q,
 								jq,
 								iq,
@@ -493,7 +490,7 @@ Propagate(PropArgs a)
 
 					if (nx < 0 || nx >= a.w || ny < 0 || ny >= a.h)
 						continue;
-					q = p + c_dy[d] * a.w + c_dx[d];
+					q = p + PbNbDy(d) * a.w + PbNbDx(d);
 					jq = __ldcg(&a.J[q]);
 					if (!Weaker<ER>(jq, v))
 						continue;
@@ -527,7 +524,7 @@ Propagate(PropArgs a)
 					int			d = __ffs(m) - 1;
 
 					m &= m - 1;
-					bq[pos++] = p + c_dy[d] * a.w + c_dx[d];
+					bq[pos++] = p + PbNbDy(d) * a.w + PbNbDx(d);
 				}
 			}
 			__syncthreads();

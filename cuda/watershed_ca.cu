@@ -249,13 +249,7 @@ WsTile(const WsCaArgs &a, uint32_t round, unsigned t, uint32_t *s_lv,
 			continue;
 		key[g] = s_key[s];
 		a.lab[g] = s_lab[s];
-		/* bits in the neighbour order: up, left, right, down, diagonals */
-		border |= (y == 0 ? 1u : 0) | (tx == 0 ? 2u : 0) | (tx == WS_T - 1 ? 4u : 0) |
-			(y == WS_T - 1 ? 8u : 0);
-		if (C8)
-			border |= (y == 0 && tx == 0 ? 16u : 0) | (y == 0 && tx == WS_T - 1 ? 32u : 0) |
-				(y == WS_T - 1 && tx == 0 ? 64u : 0) |
-				(y == WS_T - 1 && tx == WS_T - 1 ? 128u : 0);
+		border |= PbNbBlockBits(tx, y, WS_T, WS_T) & (C8 ? 0xFFu : 0xFu);
 	}
 	if (border)
 	{
@@ -267,8 +261,8 @@ WsTile(const WsCaArgs &a, uint32_t round, unsigned t, uint32_t *s_lv,
 	{
 		for (int j = 0; j < (C8 ? 8 : 4); j++)
 		{
-			int			nx = bx + c_ws_dx[j],
-						ny = by + c_ws_dy[j];
+			int			nx = bx + PbNbDx(j),
+						ny = by + PbNbDy(j);
 
 			if ((*s_border >> j & 1) && nx >= 0 && ny >= 0 && nx < a.tiles_x && ny < a.tiles_y)
 				a.act[ny * a.tiles_x + nx] = round + 1;

@@ -21,16 +21,13 @@
 
 #include <stdint.h>
 
+#include "../src/core/raster/raster_rules.h"
 #include "../src/core/raster/watershed.h"
 
 #define WS_WALL PB_WS_INF		/* decoded level of a wall or NaN pixel */
 #define WS_SEED (PB_WS_INF - 1) /* decoded level of a seed (real ones are below) */
 #define WS_DSEED (PB_WS_INF - 1)	/* stored d of a seed or wall */
 #define WS_KWALL ((uint64_t) PB_WS_INF << 32 | WS_DSEED)	/* stored key of a wall */
-
-/* Neighbour offsets in the order that breaks ties (4-connected first). */
-static __constant__ int c_ws_dx[8] = {0, -1, 1, 0, -1, 1, -1, 1};
-static __constant__ int c_ws_dy[8] = {-1, 0, 0, 1, -1, -1, 1, 1};
 
 /* The stored key type: (c, d) marker-controlled, d alone marker-less. */
 template <bool MK>
@@ -175,8 +172,8 @@ WsStep(const A &a, int x, int y, uint32_t lv, uint32_t idx1,
 #pragma unroll
 	for (int j = 0; j < (C8 ? 8 : 4); j++)
 	{
-		int			nx = x + c_ws_dx[j],
-					ny = y + c_ws_dy[j];
+		int			nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j);
 		uint32_t	lvn = a.Lv(nx, ny);
 		uint64_t	kv,
 					cand;
@@ -218,8 +215,8 @@ WsLine(const A &a, int x, int y)
 #pragma unroll
 	for (int j = 0; j < (C8 ? 8 : 4); j++)
 	{
-		int			nx = x + c_ws_dx[j],
-					ny = y + c_ws_dy[j];
+		int			nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j);
 		uint32_t	lvn = a.Lv(nx, ny);
 		uint32_t	ln;
 		uint64_t	kv;
@@ -230,9 +227,8 @@ WsLine(const A &a, int x, int y)
 		if (ln == 0 || ln == lab)
 			continue;
 		kv = WsFull<MK>(a.Key(nx, ny), lvn);
-		/* neighbours 0, 1, 4, 5 (the row above, the left) come first */
 		if ((MK ? lvn == WS_SEED : (uint32_t) kv == PB_WS_INF) || kv < ku ||
-			(kv == ku && (j == 0 || j == 1 || j == 4 || j == 5)))
+			(kv == ku && PbNbBefore(j)))
 			return true;
 	}
 	return false;

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "raster_rules.h"
 
 /*
  * Default tile side.  On 4096^2 images (2 threads) 512 and 1024 beat 256
@@ -48,20 +49,6 @@
 #define RECON_SEED_BUDGET 16
 /* PbParallelFor runs at most this many items at once (workers + caller). */
 #define RECON_MAX_SLOTS 257
-
-/* Neighbour offsets: the 4-connected ones first, then the diagonals. */
-static const int recon_dx[8] = {0, -1, 1, 0, -1, 1, -1, 1};
-static const int recon_dy[8] = {-1, 0, 0, 1, -1, -1, 1, 1};
-
-/* Bits of the tile border sides (and corners) a tile changed. */
-#define SIDE_TOP	1u
-#define SIDE_BOTTOM 2u
-#define SIDE_LEFT	4u
-#define SIDE_RIGHT	8u
-#define SIDE_TL		16u
-#define SIDE_TR		32u
-#define SIDE_BL		64u
-#define SIDE_BR		128u
 
 /*
  * A growable FIFO ring of pixel indices (capacity a power of two): QT with
@@ -159,7 +146,7 @@ typedef struct TileCtx
 	size_t		hlen;			/* frame pixels kept per tile */
 	void	   *halos;			/* per tile two frames: last used, gathered */
 	uint8_t    *cur;			/* per tile, which of its frames was last used */
-	uint8_t    *sides;			/* per tile, SIDE_* it changed this round */
+	uint8_t    *sides;			/* per tile, PbNbBlockBits of the pixels it changed */
 	const int64_t *cand;		/* tiles of this round */
 	bool		first;			/* first round: full scans, clip frames */
 	TileSlot   *slots;
@@ -219,21 +206,6 @@ FramePos(size_t k, int w, int h, int *fx, int *fy)
 		*fx = w + 1;
 		*fy = (int) (k - 2 * row - (size_t) h) + 1;
 	}
-}
-
-/* SIDE_* bits of a changed border pixel (x, y) of a w x h tile. */
-static inline unsigned
-SideBits(int x, int y, int w, int h)
-{
-	bool		t = y == 0,
-				b = y == h - 1,
-				l = x == 0,
-				r = x == w - 1;
-
-	return (t ? SIDE_TOP : 0) | (b ? SIDE_BOTTOM : 0) |
-		(l ? SIDE_LEFT : 0) | (r ? SIDE_RIGHT : 0) |
-		(t && l ? SIDE_TL : 0) | (t && r ? SIDE_TR : 0) |
-		(b && l ? SIDE_BL : 0) | (b && r ? SIDE_BR : 0);
 }
 
 /*
@@ -358,8 +330,8 @@ NAME##Seq(void *Jv, const void *Iv, int64_t W, int64_t H, int conn) \
 \
 		for (int k = 0; k < conn; k++) \
 		{ \
-			int64_t		x = px + recon_dx[k], \
-						y = py + recon_dy[k]; \
+			int64_t		x = px + PbNbDx(k), \
+						y = py + PbNbDy(k); \
 			int64_t		n = y * W + x; \
 \
 			if (x < 0 || x >= W || y < 0 || y >= H) \
@@ -493,8 +465,8 @@ NAME##PadSeed(T *J, const T *I, int w, int h, int conn, int fx, int fy, \
 \
 	for (int k = 0; k < conn; k++) \
 	{ \
-		int			x = fx + recon_dx[k], \
-					y = fy + recon_dy[k]; \
+		int			x = fx + PbNbDx(k), \
+					y = fy + PbNbDy(k); \
 \
 		if (x >= 1 && x <= w && y >= 1 && y <= h) \
 			RECON_VISIT(NAME, BETTER, Queue32, y * s + x); \
@@ -647,14 +619,14 @@ NAME##Process(TileCtx *c, int64_t t, TileSlot *sl) \
 		{ \
 			for (int x = 0; x < w; x++) \
 				if (src[x] != dst[x]) \
-					sides |= SideBits(x, y, w, h); \
+					sides |= PbNbBlockBits(x, y, w, h); \
 		} \
 		else \
 		{ \
 			if (src[0] != dst[0]) \
-				sides |= SIDE_LEFT; \
+				sides |= 1u << PB_NB_LEFT; \
 			if (src[w - 1] != dst[w - 1]) \
-				sides |= SIDE_RIGHT; \
+				sides |= 1u << PB_NB_RIGHT; \
 		} \
 		memcpy(dst, src, w * sizeof(T)); \
 	} \
@@ -801,8 +773,6 @@ static int64_t
 NextRound(const TileCtx *c, const int64_t *ran, int64_t nran, int64_t *next,
 		  int64_t *stamp, int64_t round)
 {
-	static const unsigned bit[8] = {SIDE_TOP, SIDE_LEFT, SIDE_RIGHT,
-	SIDE_BOTTOM, SIDE_TL, SIDE_TR, SIDE_BL, SIDE_BR};
 	int64_t		n = 0;
 
 	for (int64_t i = 0; i < nran; i++)
@@ -815,11 +785,11 @@ NextRound(const TileCtx *c, const int64_t *ran, int64_t nran, int64_t *next,
 			continue;
 		for (int k = 0; k < c->conn; k++)
 		{
-			int64_t		nx = tx + recon_dx[k],
-						ny = ty + recon_dy[k],
+			int64_t		nx = tx + PbNbDx(k),
+						ny = ty + PbNbDy(k),
 						nt = ny * c->ntx + nx;
 
-			if (!(c->sides[t] & bit[k]) || nx < 0 || ny < 0 ||
+			if (!(c->sides[t] & (1u << k)) || nx < 0 || ny < 0 ||
 				nx >= c->ntx || ny >= c->nty || stamp[nt] == round)
 				continue;
 			stamp[nt] = round;

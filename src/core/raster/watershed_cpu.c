@@ -165,8 +165,8 @@ TileCanImprove(const WsCtx *c, int64_t x, int64_t y, int64_t x0, int64_t y0,
 		return false;
 	for (int j = 0; j < c->g.conn; j++)
 	{
-		int64_t		nx = x + ws_dx[j],
-					ny = y + ws_dy[j],
+		int64_t		nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j),
 					v = ny * c->g.width + nx;
 
 		if (nx >= x0 && ny >= y0 && nx < x1 && ny < y1 && c->lv[v] != PB_WS_INF &&
@@ -225,8 +225,8 @@ TileRun(void *arg, int64_t item)
 			continue;			/* superseded */
 		for (int j = 0; j < c->g.conn && ok; j++)
 		{
-			int64_t		nx = x + ws_dx[j],
-						ny = y + ws_dy[j],
+			int64_t		nx = x + PbNbDx(j),
+						ny = y + PbNbDy(j),
 						v;
 			uint64_t	k;
 
@@ -420,7 +420,7 @@ PointerTarget(const WsCtx *c, int64_t i)
 {
 	int			j = c->ptr[i];
 
-	return i + ws_dy[j] * c->g.width + ws_dx[j];
+	return i + PbNbDy(j) * c->g.width + PbNbDx(j);
 }
 
 /*

@@ -10,11 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "raster_rules.h"
 #include "watershed.h"
-
-/* Neighbour offsets in the order that breaks ties (4-connected first). */
-static const int ws_dx[8] = {0, -1, 1, 0, -1, 1, -1, 1};
-static const int ws_dy[8] = {-1, 0, 0, 1, -1, -1, 1, 1};
 
 /* The shape of the problem, as the rules need it. */
 typedef struct WsGrid
@@ -81,8 +78,8 @@ WsBase(const WsGrid *g, uint32_t lvu)
 static inline int64_t
 WsNeighbour(const WsGrid *g, const uint32_t *lv, int64_t x, int64_t y, int j)
 {
-	int64_t		nx = x + ws_dx[j],
-				ny = y + ws_dy[j],
+	int64_t		nx = x + PbNbDx(j),
+				ny = y + PbNbDy(j),
 				v;
 
 	if (nx < 0 || ny < 0 || nx >= g->width || ny >= g->height)

@@ -25,8 +25,9 @@
  *     found again from the partial result by step 2 (the paper's re-run),
  *     and no work is lost.
  *
- * Values: uint8/uint16 as they are, floats through an order-preserving map
- * of their bits to int32 (-0 taken as +0), so the atomics work on ints.
+ * Values: uint8/uint16 as they are, floats through their order-preserving
+ * level (PbFloatLevel, -0 taken as +0) shifted to int32, so the atomics
+ * work on ints.
  * Reconstruction is the unique fixpoint, reached from any partial result,
  * hence equal to the CPU's.
  *
@@ -90,15 +91,11 @@ Key(uint16_t v)
 	return v;
 }
 
-/* Floats: their bits, negative ones with the magnitude bits flipped. */
+/* Floats: their level (PbFloatLevel), shifted to signed order. */
 __device__ __forceinline__ int
 Key(float v)
 {
-	int			b = __float_as_int(v);
-
-	if (b == INT_MIN)			/* -0 equals +0 */
-		b = 0;
-	return b >= 0 ? b : b ^ INT_MAX;
+	return (int) (PbFloatLevel(v) ^ 0x80000000u);
 }
 
 /* Pixel value of a key (the inverse of Key). */
@@ -109,12 +106,12 @@ FromKey(int k)
 	return (T) k;
 }
 
-/* Floats: undo the flip of negative keys. */
+/* Floats: the float of the level. */
 template <>
 __device__ __forceinline__ float
 FromKey<float>(int k)
 {
-	return __int_as_float(k >= 0 ? k : k ^ INT_MAX);
+	return PbFloatOfLevel((uint32_t) k ^ 0x80000000u);
 }
 
 /* The stronger of two values: the max for dilation, the min for erosion. */

@@ -64,17 +64,11 @@ WsLevelOf(uint16_t v)
 	return v;
 }
 
-/* Floats: NaN is a wall, -0 is +0, bits mapped to unsigned order. */
+/* Floats: PbWsFloatLevel (NaN is a wall). */
 __device__ __forceinline__ uint32_t
 WsLevelOf(float f)
 {
-	uint32_t	u = __float_as_uint(f);
-
-	if (f != f)
-		return WS_WALL;
-	if (f == 0.0f)
-		u = 0;
-	return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+	return PbWsFloatLevel(f);
 }
 
 /*

@@ -1,8 +1,9 @@
 /*
  * raster_rules.h: the pixel rules the raster CPU code (src/core/raster)
  * and the raster kernels (cuda/) share, written once as PB_XPU functions
- * (base/pb_xpu.h): the neighbour table and the blocks a changed pixel
- * wakes.  Plain C that gcc and nvcc both accept; no tables at file scope.
+ * (base/pb_xpu.h): the neighbour table, the blocks a changed pixel wakes
+ * and the order-preserving level of a float.  Plain C that gcc and nvcc
+ * both accept; no tables at file scope.
  */
 #ifndef PB_RASTER_RULES_H
 #define PB_RASTER_RULES_H
@@ -84,6 +85,43 @@ PbNbBlockBits(int x, int y, int w, int h)
 			bits |= 1u << j;
 	}
 	return bits;
+}
+
+/*
+ * The level of a float: its bits mapped so that unsigned order is numeric
+ * order, -0 taken as +0 (so the two compare equal as levels, as they do
+ * as floats).  +inf maps to 0xFF800000, -inf to 0x007FFFFF; NaNs land
+ * beyond them, so callers that may meet one test for it first.  Integer
+ * comparisons and atomics on levels then order floats (the watershed's
+ * heights, the GPU reconstruction's values).
+ */
+PB_XPU uint32_t
+PbFloatLevel(float f)
+{
+	union
+	{
+		float		f;
+		uint32_t	u;
+	}			v;
+
+	v.f = f;
+	if (v.u == 0x80000000u)		/* -0 */
+		v.u = 0;
+	return (v.u & 0x80000000u) ? ~v.u : (v.u | 0x80000000u);
+}
+
+/* The float of a level (the inverse of PbFloatLevel; -0 comes back as +0). */
+PB_XPU float
+PbFloatOfLevel(uint32_t level)
+{
+	union
+	{
+		float		f;
+		uint32_t	u;
+	}			v;
+
+	v.u = (level & 0x80000000u) ? (level ^ 0x80000000u) : ~level;
+	return v.f;
 }
 
 #endif							/* PB_RASTER_RULES_H */

@@ -927,23 +927,6 @@ RingChanged(const PbImage *img, size_t ps, int x0, int y0, int x1, int y1, const
 	return false;
 }
 
-/* Bytes per pixel of a type, 0 when the type is not one we know. */
-static size_t
-PixBytes(PbPixType t)
-{
-	switch (t)
-	{
-		case PB_PIX_1BB:
-		case PB_PIX_8BUI:
-			return 1;
-		case PB_PIX_16BUI:
-			return 2;
-		case PB_PIX_32BF:
-			return 4;
-	}
-	return 0;
-}
-
 /* The kernels of the operation, connectivity and pixel size. */
 static ReconKernels
 PickKernels(bool er, bool c8, size_t ps)
@@ -984,7 +967,7 @@ PbGpuReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 		*stats = st;
 	if (marker == NULL || mask == NULL || marker->width != mask->width ||
 		marker->height != mask->height || marker->type != mask->type ||
-		marker->width < 0 || marker->height < 0 || PixBytes(marker->type) == 0 ||
+		marker->width < 0 || marker->height < 0 || PbPixSize(marker->type) == 0 ||
 		(connectivity != 4 && connectivity != 8) ||
 		(op != PB_RECON_DILATE && op != PB_RECON_ERODE))
 	{
@@ -1000,12 +983,12 @@ PbGpuReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 	}
 	if (RgContext(&c, memory_budget, err, err_len) != 0)
 		return -1;
-	kr = PickKernels(er, connectivity == 8, PixBytes(marker->type));
+	kr = PickKernels(er, connectivity == 8, PbPixSize(marker->type));
 	RG_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kr.prop, RC_THREADS, 0),
 		   "querying the occupancy of the propagation kernel");
 	pl.w = marker->width;
 	pl.h = marker->height;
-	pl.ps = PixBytes(marker->type);
+	pl.ps = PbPixSize(marker->type);
 	if (PlanTiles(&pl, memory_budget, c->sms, occ) != 0)
 	{
 		snprintf(err, err_len, "memory budget of %zu bytes is too small for one tile of the reconstruction",

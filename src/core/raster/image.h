@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "../base/pb_base.h"
+#include "../base/pb_xpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,26 @@ typedef enum PbPixType
 	PB_PIX_16BUI,				/* uint16 */
 	PB_PIX_32BF					/* float */
 } PbPixType;
+
+/*
+ * Bytes per pixel of a type, 0 for a value that is not one; PB_XPU: the
+ * kernels size their buffers with it too.
+ */
+PB_XPU size_t
+PbPixSize(PbPixType type)
+{
+	switch (type)
+	{
+		case PB_PIX_1BB:
+		case PB_PIX_8BUI:
+			return 1;
+		case PB_PIX_16BUI:
+			return 2;
+		case PB_PIX_32BF:
+			return 4;
+	}
+	return 0;
+}
 
 /* One band of pixels, row-major, width * height elements of type. */
 typedef struct PbImage
@@ -49,9 +70,6 @@ typedef enum PbReconOp
 	PB_RECON_DILATE,
 	PB_RECON_ERODE
 } PbReconOp;
-
-/* Bytes per pixel of a type. */
-size_t		PbPixSize(PbPixType type);
 
 /*
  * Reconstruct marker under mask in place (same size and type; 4 or 8

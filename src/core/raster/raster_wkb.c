@@ -47,23 +47,6 @@ PbWkbPixName(int wkb_type)
 	return wkb_type >= 0 && wkb_type < 12 ? names[wkb_type] : "unknown";
 }
 
-/* Bytes per pixel of a compute type. */
-size_t
-PbPixSize(PbPixType type)
-{
-	switch (type)
-	{
-		case PB_PIX_1BB:
-		case PB_PIX_8BUI:
-			return 1;
-		case PB_PIX_16BUI:
-			return 2;
-		case PB_PIX_32BF:
-			return 4;
-	}
-	return 0;
-}
-
 /* Fill err and return false. */
 static bool
 Fail(PbError *err, PbStatus code, const char *msg)

@@ -10,7 +10,6 @@
  * looks up).
  */
 #include "watershed_gpu.cuh"
-#include "watershed_rule.cuh"
 
 /* The grid of an elementwise kernel over n items. */
 static unsigned
@@ -48,7 +47,7 @@ WsInitRows(const T *img, void *key, uint32_t *lab, int w, int row0, int nrows,
 		}
 		else if (MK && mk != NULL && mk[i] != 0)
 		{
-			((K *) key)[g] = (K) ((uint64_t) l << 32 | WS_DSEED);
+			((K *) key)[g] = (K) WsKey(l, WS_DSEED);
 			lab[g] = mk[i];
 		}
 	}
@@ -87,6 +86,42 @@ WsLaunchInit(const WsRegion *r, const uint8_t *wall, const uint32_t *mk, int row
 			WsInitOf<uint8_t>(r, wall, mk, row0, nrows, s, g);
 			break;
 	}
+}
+
+/*
+ * Whether pixel (x, y), not a wall, becomes a watershed-line pixel (the
+ * line rule of watershed_rules.h): it is labelled and not a seed
+ * (marker-less: a minimum, d = INF), and a neighbour of another basin is a
+ * seed or was flooded before it.
+ */
+template <bool MK, bool C8, typename A>
+__device__ __forceinline__ bool
+WsLine(const A &a, int x, int y)
+{
+	uint32_t	lv = a.Lv(x, y);
+	uint32_t	lab = a.Lab(x, y);
+	uint64_t	ku = WsFull<MK>(a.Key(x, y), lv);
+
+	if (lab == 0 || (MK ? lv == WS_SEED : WsKeyD(ku) == PB_WS_INF))
+		return false;
+#pragma unroll
+	for (int j = 0; j < (C8 ? 8 : 4); j++)
+	{
+		int			nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j);
+		uint32_t	lvn = a.Lv(nx, ny);
+		uint64_t	kv;
+
+		if (lvn == WS_WALL)
+			continue;
+		if (!WsOtherBasin(lab, a.Lab(nx, ny)))
+			continue;
+		kv = WsFull<MK>(a.Key(nx, ny), lvn);
+		if ((MK ? lvn == WS_SEED : WsKeyD(kv) == PB_WS_INF) ||
+			WsFloodedBefore(kv, ku, j))
+			return true;
+	}
+	return false;
 }
 
 /* One bit per pixel: whether it becomes a watershed-line pixel. */

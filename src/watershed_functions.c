@@ -8,7 +8,7 @@
  * optional mask (band 1, any type: inside = nonzero, not nodata, not
  * NaN).  Optional markers (band 1, an integer type): nonzero, non-nodata
  * pixels seed their label.  The result is one band of label_type with
- * nodata 0 on the image's grid.  The definition is src/core/pb_watershed.h.
+ * nodata 0 on the image's grid.  The definition is src/core/raster/watershed.h.
  */
 #include "postgres.h"
 

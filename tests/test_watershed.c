@@ -1,7 +1,7 @@
 /*
- * test_watershed.c: the watershed core (src/core/watershed_cpu.c) against
+ * test_watershed.c: the watershed core (src/core/raster/watershed_cpu.c) against
  * the reference automaton (watershed_ref.c) and against results worked
- * out by hand from the definition in pb_watershed.h: small known cases
+ * out by hand from the definition in watershed.h: small known cases
  * (basins, split plateaus, ties, markers, walls, lines), random images of
  * every type with plateaus, walls and markers over many tile sizes and
  * thread counts, long spiral paths, float specials, the basins of a

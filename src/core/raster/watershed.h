@@ -1,5 +1,5 @@
 /*
- * pb_watershed.h: the watershed transform of pixelbox, pure C (no
+ * watershed.h: the watershed transform of pixelbox, pure C (no
  * PostgreSQL, no CUDA).  One definition, computed three ways with the same
  * labels bit for bit: PbWatershedRef (the synchronous cellular automaton,
  * sequential, for tests), PbWatershedCpu (tiles flooded on threads) and

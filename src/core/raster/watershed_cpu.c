@@ -1,5 +1,5 @@
 /*
- * watershed_cpu.c: the watershed of pb_watershed.h on CPU threads.
+ * watershed_cpu.c: the watershed of watershed.h on CPU threads.
  *
  * Keys: the image is cut into square tiles, coloured in a 2 x 2 pattern
  * so that no two tiles of one colour touch (not even at a corner).  A
@@ -321,7 +321,7 @@ InitRows(void *arg, int64_t item)
 	{
 		c->lv[i] = PbWsLevel(c->spec, i);
 		c->seed[i] = c->lv[i] != PB_WS_INF && m && m[i] != 0;
-		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(&c->g, c->lv[i]);
+		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(m != NULL, c->lv[i]);
 	}
 }
 
@@ -344,7 +344,7 @@ PointerRows(void *arg, int64_t item)
 			int			p = -1;
 
 			if (c->lv[i] != PB_WS_INF && !c->seed[i] && WsKeyD(c->key[i]) != PB_WS_INF)
-				p = WsPointer(&c->g, c->lv, c->key, x, y, c->key[i]);
+				p = WsPointer(&c->g, c->lv, c->key, x, y);
 			c->ptr[i] = p < 0 ? WS_NO_POINTER : (uint8_t) p;
 			if (!c->g.markers && c->lv[i] != PB_WS_INF && WsKeyD(c->key[i]) == PB_WS_INF)
 				c->seed[i] = 1;

@@ -10,6 +10,7 @@
 
 #include "../src/core/raster/pb_raster.h"
 #include "harness.h"
+#include "recon_ref.h"
 #include "tests_recon.h"
 
 static const PbPixType all_types[4] = {PB_PIX_1BB, PB_PIX_8BUI, PB_PIX_16BUI,

@@ -87,11 +87,12 @@ PbStatus PbReconstructCpu(PbImage *marker, const PbImage *mask,
 PbStatus PbReconClip(PbImage *marker, const PbImage *mask, PbReconOp op);
 
 /*
- * Sequential reference reconstruction (Vincent's hybrid algorithm on the
- * whole image, one thread); PbReconstructCpu must equal it.
+ * PB_ERR_BADARG unless marker and mask (same size and type, a known type,
+ * pixel data when there are pixels), connectivity (4 or 8) and op are
+ * arguments the reconstruction accepts, PB_OK when they are.
  */
-PbStatus PbReconstructSeq(PbImage *marker, const PbImage *mask,
-								int connectivity, PbReconOp op);
+PbStatus	PbReconCheck(const PbImage *marker, const PbImage *mask,
+						 int connectivity, PbReconOp op);
 
 /*
  * Exact Euclidean distance transform.  fg[i] != 0 marks foreground; each

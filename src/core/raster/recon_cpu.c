@@ -1,11 +1,12 @@
 /*
  * recon_cpu.c: gray-scale morphological reconstruction on the CPU.
  *
- * PbReconstructSeq is Vincent's fast hybrid algorithm on the whole image
- * in place: a raster scan (each pixel takes the best of itself and its
- * already-scanned neighbours N+, clipped by the mask), an anti-raster scan
- * (the same with N-, queueing the pixels that can still improve a
- * neighbour in N-), then FIFO propagation until the queue is empty.
+ * Vincent's fast hybrid algorithm reconstructs an image in place: a
+ * raster scan (each pixel takes the best of itself and its already-scanned
+ * neighbours N+, clipped by the mask), an anti-raster scan (the same with
+ * N-, queueing the pixels that can still improve a neighbour in N-), then
+ * FIFO propagation until the queue is empty.  The tests' reference,
+ * PbReconstructSeq (tests/recon_ref.c), runs it on the whole image.
  *
  * PbReconstructCpu is the tile-based parallelization of Teodoro et al.
  * (section 4 of the IWPP paper): the image is cut into square tiles that
@@ -17,7 +18,7 @@
  * writes), and each tile whose frame changed propagates from the changed
  * frame pixels through a FIFO (or, when that floods much of the tile, by
  * the full algorithm again), until no tile changes a border pixel.  The
- * reconstruction is unique, so the result equals PbReconstructSeq.
+ * reconstruction is unique, so the result equals the whole-image one.
  *
  * Dilation takes maxima under the mask, erosion (the dual) minima above
  * it.  Every pixel type x operation gets its own copy of the kernels from
@@ -50,70 +51,63 @@
 /* PbParallelFor runs at most this many items at once (workers + caller). */
 #define RECON_MAX_SLOTS 257
 
-/*
- * A growable FIFO ring of pixel indices (capacity a power of two): QT with
- * elements IT, QT##Push returning false when memory runs out.
- */
-#define RECON_QUEUE_DEFINE(QT, IT) \
-typedef struct QT \
-{ \
-	IT		   *buf; \
-	size_t		cap; \
-	size_t		head; \
-	size_t		count; \
-} QT; \
-\
-/* Double the ring (first size 4096), keeping its order; false on no memory. */ \
-static bool \
-QT##Grow(QT *q) \
-{ \
-	size_t		ncap = q->cap ? q->cap * 2 : 4096; \
-	size_t		first = q->cap - q->head; \
-	IT		   *nb; \
-\
-	if (ncap > SIZE_MAX / sizeof(IT)) \
-		return false; \
-	nb = malloc(ncap * sizeof(IT)); \
-	if (nb == NULL) \
-		return false; \
-	if (first > q->count) \
-		first = q->count; \
-	if (q->count > 0) \
-	{ \
-		memcpy(nb, q->buf + q->head, first * sizeof(IT)); \
-		memcpy(nb + first, q->buf, (q->count - first) * sizeof(IT)); \
-	} \
-	free(q->buf); \
-	q->buf = nb; \
-	q->cap = ncap; \
-	q->head = 0; \
-	return true; \
-} \
-\
-/* Append v; false when the ring is full and cannot grow. */ \
-static inline bool \
-QT##Push(QT *q, IT v) \
-{ \
-	if (q->count == q->cap && !QT##Grow(q)) \
-		return false; \
-	q->buf[(q->head + q->count) & (q->cap - 1)] = v; \
-	q->count++; \
-	return true; \
-} \
-\
-/* Remove and return the oldest element (the ring must not be empty). */ \
-static inline IT \
-QT##Pop(QT *q) \
-{ \
-	IT			v = q->buf[q->head]; \
-\
-	q->head = (q->head + 1) & (q->cap - 1); \
-	q->count--; \
-	return v; \
+/* A growable FIFO ring of padded-tile pixel indices (capacity a power of two). */
+typedef struct Queue32
+{
+	int32_t    *buf;
+	size_t		cap;
+	size_t		head;
+	size_t		count;
+} Queue32;
+
+/* Double the ring (first size 4096), keeping its order; false on no memory. */
+static bool
+Queue32Grow(Queue32 *q)
+{
+	size_t		ncap = q->cap ? q->cap * 2 : 4096;
+	size_t		first = q->cap - q->head;
+	int32_t    *nb;
+
+	if (ncap > SIZE_MAX / sizeof(int32_t))
+		return false;
+	nb = malloc(ncap * sizeof(int32_t));
+	if (nb == NULL)
+		return false;
+	if (first > q->count)
+		first = q->count;
+	if (q->count > 0)
+	{
+		memcpy(nb, q->buf + q->head, first * sizeof(int32_t));
+		memcpy(nb + first, q->buf, (q->count - first) * sizeof(int32_t));
+	}
+	free(q->buf);
+	q->buf = nb;
+	q->cap = ncap;
+	q->head = 0;
+	return true;
 }
 
-RECON_QUEUE_DEFINE(Queue64, int64_t)
-RECON_QUEUE_DEFINE(Queue32, int32_t)
+/* Append v; false when the ring is full and cannot grow. */
+static inline bool
+Queue32Push(Queue32 *q, int32_t v)
+{
+	if (q->count == q->cap && !Queue32Grow(q))
+		return false;
+	q->buf[(q->head + q->count) & (q->cap - 1)] = v;
+	q->count++;
+	return true;
+}
+
+/* Remove and return the oldest element (the ring must not be empty). */
+static inline int32_t
+Queue32Pop(Queue32 *q)
+{
+	int32_t		v = q->buf[q->head];
+
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->count--;
+	return v;
+}
 
 /* Dilation: larger values win; erosion: smaller ones. */
 #define BETTER_DIL(a, b) ((a) > (b))
@@ -159,8 +153,6 @@ typedef struct TileCtx
 /* The kernels of one pixel type x operation. */
 typedef struct ReconImpl
 {
-	PbStatus (*seq) (void *J, const void *I, int64_t W, int64_t H,
-						   int conn);
 	void		(*clip) (void *J, const void *I, int64_t n);
 	void		(*gather) (TileCtx *c, int64_t tile);
 	void		(*process) (TileCtx *c, int64_t tile, TileSlot *sl);
@@ -256,99 +248,6 @@ NAME##ClipAll(void *Jv, const void *Iv, int64_t n) \
 \
 	for (int64_t i = 0; i < n; i++) \
 		J[i] = NAME##Clip(J[i], I[i]); \
-} \
-\
-/* \
- * Vincent's fast hybrid reconstruction of the W x H image J under I, in \
- * place, checking image bounds (int64 indices: W * H may pass 2^31). \
- */ \
-static PbStatus \
-NAME##Seq(void *Jv, const void *Iv, int64_t W, int64_t H, int conn) \
-{ \
-	T		   *J = Jv; \
-	const T    *I = Iv; \
-	Queue64		qq = {0}; \
-	Queue64    *q = &qq; \
-\
-	for (int64_t y = 0; y < H; y++) \
-		for (int64_t x = 0; x < W; x++) \
-		{ \
-			int64_t		i = y * W + x; \
-			T			v = J[i]; \
-\
-			if (x > 0) \
-				v = NAME##Best(v, J[i - 1]); \
-			if (y > 0) \
-			{ \
-				v = NAME##Best(v, J[i - W]); \
-				if (conn == 8 && x > 0) \
-					v = NAME##Best(v, J[i - W - 1]); \
-				if (conn == 8 && x + 1 < W) \
-					v = NAME##Best(v, J[i - W + 1]); \
-			} \
-			J[i] = NAME##Clip(v, I[i]); \
-		} \
-	for (int64_t y = H - 1; y >= 0; y--) \
-		for (int64_t x = W - 1; x >= 0; x--) \
-		{ \
-			int64_t		i = y * W + x; \
-			int64_t		nb[4]; \
-			int			nn = 0; \
-			T			v = J[i]; \
-\
-			if (x + 1 < W) \
-				nb[nn++] = i + 1; \
-			if (y + 1 < H) \
-			{ \
-				nb[nn++] = i + W; \
-				if (conn == 8 && x > 0) \
-					nb[nn++] = i + W - 1; \
-				if (conn == 8 && x + 1 < W) \
-					nb[nn++] = i + W + 1; \
-			} \
-			for (int k = 0; k < nn; k++) \
-				v = NAME##Best(v, J[nb[k]]); \
-			v = NAME##Clip(v, I[i]); \
-			J[i] = v; \
-			for (int k = 0; k < nn; k++) \
-				if (BETTER(v, J[nb[k]]) && BETTER(I[nb[k]], J[nb[k]])) \
-				{ \
-					if (!Queue64Push(q, i)) \
-					{ \
-						free(qq.buf); \
-						return PB_ERR_NOMEM; \
-					} \
-					break; \
-				} \
-		} \
-	while (q->count > 0) \
-	{ \
-		int64_t		p = Queue64Pop(q); \
-		int64_t		px = p % W, \
-					py = p / W; \
-		T			v = J[p]; \
-\
-		for (int k = 0; k < conn; k++) \
-		{ \
-			int64_t		x = px + PbNbDx(k), \
-						y = py + PbNbDy(k); \
-			int64_t		n = y * W + x; \
-\
-			if (x < 0 || x >= W || y < 0 || y >= H) \
-				continue; \
-			if (BETTER(v, J[n]) && J[n] != I[n]) \
-			{ \
-				J[n] = NAME##Clip(v, I[n]); \
-				if (!Queue64Push(q, n)) \
-				{ \
-					free(qq.buf); \
-					return PB_ERR_NOMEM; \
-				} \
-			} \
-		} \
-	} \
-	free(qq.buf); \
-	return PB_OK; \
 } \
 \
 /* \
@@ -635,7 +534,7 @@ NAME##Process(TileCtx *c, int64_t t, TileSlot *sl) \
 \
 /* The kernels above, for ReconPick. */ \
 static const ReconImpl NAME##Impl = { \
-	NAME##Seq, NAME##ClipAll, NAME##Gather, NAME##Process \
+	NAME##ClipAll, NAME##Gather, NAME##Process \
 };
 
 RECON_DEFINE(U8Dil, uint8_t, BETTER_DIL, 0)
@@ -646,22 +545,39 @@ RECON_DEFINE(F32Dil, float, BETTER_DIL, -INFINITY)
 RECON_DEFINE(F32Ero, float, BETTER_ERO, INFINITY)
 
 /*
- * Check marker and mask (same size and type, known type, data present when
- * there are pixels) and op, and pick the kernels; NULL when they are bad.
+ * Whether marker and mask are images reconstruction accepts (same size and
+ * type, known type, data present when there are pixels) and op is one.
  */
-static const ReconImpl *
-ReconPick(const PbImage *marker, const PbImage *mask, PbReconOp op)
+static bool
+ReconImagesOk(const PbImage *marker, const PbImage *mask, PbReconOp op)
 {
-	bool		dil = op == PB_RECON_DILATE;
-
 	if (marker == NULL || mask == NULL ||
 		(op != PB_RECON_DILATE && op != PB_RECON_ERODE) ||
 		marker->width != mask->width || marker->height != mask->height ||
 		marker->type != mask->type || marker->width < 0 || marker->height < 0 ||
 		PbPixSize(marker->type) == 0)
-		return NULL;
-	if (marker->width > 0 && marker->height > 0 &&
-		(marker->data == NULL || mask->data == NULL))
+		return false;
+	return marker->width == 0 || marker->height == 0 ||
+		(marker->data != NULL && mask->data != NULL);
+}
+
+/* Check the arguments of a reconstruction (see image.h). */
+PbStatus
+PbReconCheck(const PbImage *marker, const PbImage *mask, int connectivity,
+			 PbReconOp op)
+{
+	if (!ReconImagesOk(marker, mask, op) || (connectivity != 4 && connectivity != 8))
+		return PB_ERR_BADARG;
+	return PB_OK;
+}
+
+/* Check marker, mask and op and pick the kernels; NULL when they are bad. */
+static const ReconImpl *
+ReconPick(const PbImage *marker, const PbImage *mask, PbReconOp op)
+{
+	bool		dil = op == PB_RECON_DILATE;
+
+	if (!ReconImagesOk(marker, mask, op))
 		return NULL;
 	switch (marker->type)
 	{
@@ -676,7 +592,7 @@ ReconPick(const PbImage *marker, const PbImage *mask, PbReconOp op)
 	return dil ? &F32DilImpl : &F32EroImpl;
 }
 
-/* Clip marker to mask in place (see pb_raster.h). */
+/* Clip marker to mask in place (see image.h). */
 PbStatus
 PbReconClip(PbImage *marker, const PbImage *mask, PbReconOp op)
 {
@@ -688,21 +604,6 @@ PbReconClip(PbImage *marker, const PbImage *mask, PbReconOp op)
 		impl->clip(marker->data, mask->data,
 				   (int64_t) marker->width * marker->height);
 	return PB_OK;
-}
-
-/* Whole-image sequential fast hybrid reconstruction (see pb_raster.h). */
-PbStatus
-PbReconstructSeq(PbImage *marker, const PbImage *mask, int connectivity,
-				 PbReconOp op)
-{
-	const ReconImpl *impl = ReconPick(marker, mask, op);
-
-	if (impl == NULL || (connectivity != 4 && connectivity != 8))
-		return PB_ERR_BADARG;
-	if (marker->width == 0 || marker->height == 0)
-		return PB_OK;
-	return impl->seq(marker->data, mask->data, marker->width, marker->height,
-					 connectivity);
 }
 
 /*
@@ -835,7 +736,7 @@ TileRounds(TileCtx *c, const PbRun *run, int64_t *cand, int64_t *next,
 	return PB_OK;
 }
 
-/* Tiled multi-threaded reconstruction (see pb_raster.h and the top). */
+/* Tiled multi-threaded reconstruction (see image.h and the top). */
 PbStatus
 PbReconstructCpu(PbImage *marker, const PbImage *mask, int connectivity,
 				 PbReconOp op, const PbRun *run)
@@ -851,7 +752,7 @@ PbReconstructCpu(PbImage *marker, const PbImage *mask, int connectivity,
 			   *stamp;
 	PbStatus st = PB_ERR_NOMEM;
 
-	if (impl == NULL || (connectivity != 4 && connectivity != 8) ||
+	if (PbReconCheck(marker, mask, connectivity, op) != PB_OK ||
 		(run != NULL && run->tile < 0))
 		return PB_ERR_BADARG;
 	if (marker->width == 0 || marker->height == 0)

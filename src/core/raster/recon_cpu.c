@@ -22,7 +22,7 @@
  *
  * Dilation takes maxima under the mask, erosion (the dual) minima above
  * it.  Every pixel type x operation gets its own copy of the kernels from
- * the RECON_DEFINE template, so inner loops compare values directly.
+ * the template recon_template.h, so inner loops compare values directly.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -201,348 +201,44 @@ FramePos(size_t k, int w, int h, int *fx, int *fy)
 }
 
 /*
- * The FIFO propagation step from value v (local variables J, I, q, v and
- * updates of the enclosing kernel): improve neighbour n when v beats it
- * and it has not reached its mask, then queue it.  Returns -1 from the
- * kernel when the queue cannot grow.
+ * The kernels of each pixel type x operation, from recon_template.h;
+ * RT_WORST is the value that never wins.
  */
-#define RECON_VISIT(NAME, BETTER, QT, n) \
-	do { \
-		ptrdiff_t	n_ = (n); \
-		if (BETTER(v, J[n_]) && J[n_] != I[n_]) \
-		{ \
-			J[n_] = NAME##Clip(v, I[n_]); \
-			if (!QT##Push(q, n_)) \
-				return -1; \
-			updates++; \
-		} \
-	} while (0)
+#define RT_PREFIX U8Dil
+#define RT_TYPE uint8_t
+#define RT_BETTER BETTER_DIL
+#define RT_WORST 0
+#include "recon_template.h"
 
-/*
- * The kernels for pixel type T under operation BETTER (BETTER_DIL or
- * BETTER_ERO); WORST is the value that never wins (the frame outside the
- * image).
- */
-#define RECON_DEFINE(NAME, T, BETTER, WORST) \
-\
-/* The better of a and b. */ \
-static inline T \
-NAME##Best(T a, T b) \
-{ \
-	return BETTER(b, a) ? b : a; \
-} \
-\
-/* v clipped by mask value m (min for dilation, max for erosion). */ \
-static inline T \
-NAME##Clip(T v, T m) \
-{ \
-	return BETTER(v, m) ? m : v; \
-} \
-\
-/* PbReconClip on n pixels. */ \
-static void \
-NAME##ClipAll(void *Jv, const void *Iv, int64_t n) \
-{ \
-	T		   *J = Jv; \
-	const T    *I = Iv; \
-\
-	for (int64_t i = 0; i < n; i++) \
-		J[i] = NAME##Clip(J[i], I[i]); \
-} \
-\
-/* \
- * FIFO propagation in a padded tile (stride s) from the queued interior \
- * pixels, until the queue is empty or more than limit updates were made. \
- * Frame pixels have I == J, so they are never updated and every queued \
- * pixel has all its neighbours inside the buffer.  Returns the number of \
- * updates, -1 when out of memory. \
- */ \
-static int64_t \
-NAME##PadRun(T *J, const T *I, ptrdiff_t s, int conn, Queue32 *q, \
-			 int64_t limit) \
-{ \
-	int64_t		updates = 0; \
-\
-	while (q->count > 0 && updates <= limit) \
-	{ \
-		ptrdiff_t	p = Queue32Pop(q); \
-		T			v = J[p]; \
-\
-		RECON_VISIT(NAME, BETTER, Queue32, p - s); \
-		RECON_VISIT(NAME, BETTER, Queue32, p - 1); \
-		RECON_VISIT(NAME, BETTER, Queue32, p + 1); \
-		RECON_VISIT(NAME, BETTER, Queue32, p + s); \
-		if (conn == 8) \
-		{ \
-			RECON_VISIT(NAME, BETTER, Queue32, p - s - 1); \
-			RECON_VISIT(NAME, BETTER, Queue32, p - s + 1); \
-			RECON_VISIT(NAME, BETTER, Queue32, p + s - 1); \
-			RECON_VISIT(NAME, BETTER, Queue32, p + s + 1); \
-		} \
-	} \
-	return updates; \
-} \
-\
-/* \
- * The fast hybrid algorithm on the w x h interior of a padded tile: the \
- * frame takes part in the scans as fixed neighbours, so no bounds checks. \
- * Each row is split into loops the compiler can vectorize (the best of \
- * the neighbours in the other row, into u; which pixels to queue, into \
- * flag) around the one serial loop along the row.  u and flag hold w + 2 \
- * elements.  Returns the number of queue updates, -1 when out of memory. \
- */ \
-static int64_t \
-NAME##PadScan(T *J, const T *I, int w, int h, int conn, T *u, uint8_t *flag, \
-			  Queue32 *q) \
-{ \
-	const ptrdiff_t s = (ptrdiff_t) w + 2; \
-\
-	for (int y = 1; y <= h; y++) \
-	{ \
-		T		   *jr = J + y * s; \
-		const T    *ir = I + y * s; \
-		const T    *ju = jr - s; \
-		T			prev = jr[0]; \
-\
-		if (conn == 8) \
-			for (int x = 1; x <= w; x++) \
-				u[x] = NAME##Best(NAME##Best(ju[x - 1], ju[x]), \
-								  NAME##Best(ju[x + 1], jr[x])); \
-		else \
-			for (int x = 1; x <= w; x++) \
-				u[x] = NAME##Best(ju[x], jr[x]); \
-		for (int x = 1; x <= w; x++) \
-			jr[x] = prev = NAME##Clip(NAME##Best(u[x], prev), ir[x]); \
-	} \
-	for (int y = h; y >= 1; y--) \
-	{ \
-		T		   *jr = J + y * s; \
-		const T    *ir = I + y * s; \
-		const T    *jd = jr + s; \
-		const T    *id = ir + s; \
-		T			next = jr[w + 1]; \
-\
-		if (conn == 8) \
-			for (int x = 1; x <= w; x++) \
-				u[x] = NAME##Best(NAME##Best(jd[x - 1], jd[x]), \
-								  NAME##Best(jd[x + 1], jr[x])); \
-		else \
-			for (int x = 1; x <= w; x++) \
-				u[x] = NAME##Best(jd[x], jr[x]); \
-		for (int x = w; x >= 1; x--) \
-			jr[x] = next = NAME##Clip(NAME##Best(u[x], next), ir[x]); \
-		/* queue p when it can still improve a neighbour in N-(p) */ \
-		if (conn == 8) \
-			for (int x = 1; x <= w; x++) \
-				flag[x] = (uint8_t) ((BETTER(jr[x], jr[x + 1]) & BETTER(ir[x + 1], jr[x + 1])) | \
-									 (BETTER(jr[x], jd[x]) & BETTER(id[x], jd[x])) | \
-									 (BETTER(jr[x], jd[x - 1]) & BETTER(id[x - 1], jd[x - 1])) | \
-									 (BETTER(jr[x], jd[x + 1]) & BETTER(id[x + 1], jd[x + 1]))); \
-		else \
-			for (int x = 1; x <= w; x++) \
-				flag[x] = (uint8_t) ((BETTER(jr[x], jr[x + 1]) & BETTER(ir[x + 1], jr[x + 1])) | \
-									 (BETTER(jr[x], jd[x]) & BETTER(id[x], jd[x]))); \
-		for (int x = w; x >= 1; x--) \
-			if (flag[x] && !Queue32Push(q, (int32_t) (y * s + x))) \
-				return -1; \
-	} \
-	return NAME##PadRun(J, I, s, conn, q, INT64_MAX); \
-} \
-\
-/* \
- * Propagate from frame pixel (fx, fy) of a padded w x h tile into its \
- * interior neighbours, queueing those it improves.  Returns the number of \
- * updates, -1 when out of memory. \
- */ \
-static int64_t \
-NAME##PadSeed(T *J, const T *I, int w, int h, int conn, int fx, int fy, \
-			  Queue32 *q) \
-{ \
-	const ptrdiff_t s = (ptrdiff_t) w + 2; \
-	T			v = J[fy * s + fx]; \
-	int64_t		updates = 0; \
-\
-	for (int k = 0; k < conn; k++) \
-	{ \
-		int			x = fx + PbNbDx(k), \
-					y = fy + PbNbDy(k); \
-\
-		if (x >= 1 && x <= w && y >= 1 && y <= h) \
-			RECON_VISIT(NAME, BETTER, Queue32, y * s + x); \
-	} \
-	return updates; \
-} \
-\
-/* Marker value at (x, y) as a frame pixel: WORST outside the image. */ \
-static inline T \
-NAME##FrameAt(const TileCtx *c, int64_t x, int64_t y) \
-{ \
-	const T    *J = c->J; \
-	const T    *I = c->I; \
-\
-	if (x < 0 || y < 0 || x >= c->W || y >= c->H) \
-		return WORST; \
-	if (c->first) \
-		return NAME##Clip(J[y * c->W + x], I[y * c->W + x]); \
-	return J[y * c->W + x]; \
-} \
-\
-/* \
- * Read tile t's frame from the image into its unused frame slot (nobody \
- * writes the image meanwhile).  The first round clips the marker, as the \
- * tile owning the pixel will. \
- */ \
-static void \
-NAME##Gather(TileCtx *c, int64_t t) \
-{ \
-	int64_t		x0, \
-				y0; \
-	int			w, \
-				h; \
-	T		   *f = (T *) c->halos + ((size_t) t * 2 + (c->cur[t] ^ 1)) * c->hlen; \
-	size_t		row; \
-\
-	TileGeom(c, t, &x0, &y0, &w, &h); \
-	row = (size_t) w + 2; \
-	for (int k = 0; k < w + 2; k++) \
-	{ \
-		f[k] = NAME##FrameAt(c, x0 - 1 + k, y0 - 1); \
-		f[row + k] = NAME##FrameAt(c, x0 - 1 + k, y0 + h); \
-	} \
-	for (int k = 0; k < h; k++) \
-	{ \
-		f[2 * row + k] = NAME##FrameAt(c, x0 - 1, y0 + k); \
-		f[2 * row + h + k] = NAME##FrameAt(c, x0 + w, y0 + k); \
-	} \
-} \
-\
-/* \
- * Run tile t on slot sl: in the first round the full hybrid algorithm, \
- * later FIFO propagation from the frame pixels that changed since the \
- * tile last ran (nothing when none did), switching to the full algorithm \
- * from the current state when the flood grows past the seed budget. \
- * Writes the tile back and sets c->sides[t] to the border sides it \
- * changed. \
- */ \
-static void \
-NAME##Process(TileCtx *c, int64_t t, TileSlot *sl) \
-{ \
-	int64_t		x0, \
-				y0; \
-	int			w, \
-				h; \
-	T		   *img = c->J; \
-	const T    *mask = c->I; \
-	const T    *old = (T *) c->halos + ((size_t) t * 2 + c->cur[t]) * c->hlen; \
-	const T    *f = (T *) c->halos + ((size_t) t * 2 + (c->cur[t] ^ 1)) * c->hlen; \
-	T		   *J = sl->J; \
-	T		   *I = sl->I; \
-	ptrdiff_t	s; \
-	size_t		row, \
-				flen, \
-				k = 0; \
-	int64_t		updates = 0; \
-	unsigned	sides = 0; \
-\
-	TileGeom(c, t, &x0, &y0, &w, &h); \
-	s = (ptrdiff_t) w + 2; \
-	row = (size_t) s; \
-	flen = 2 * row + 2 * (size_t) h; \
-	c->sides[t] = 0; \
-	c->cur[t] ^= 1; \
-	if (!c->first) \
-	{ \
-		while (k < flen && old[k] == f[k]) \
-			k++; \
-		if (k == flen) \
-			return; \
-	} \
-	for (int y = 0; y < h; y++) \
-	{ \
-		memcpy(J + (y + 1) * s + 1, img + (y0 + y) * c->W + x0, w * sizeof(T)); \
-		memcpy(I + (y + 1) * s + 1, mask + (y0 + y) * c->W + x0, w * sizeof(T)); \
-	} \
-	for (size_t j = 0; j < flen; j++) \
-	{ \
-		int			fx, \
-					fy; \
-\
-		FramePos(j, w, h, &fx, &fy); \
-		J[fy * s + fx] = I[fy * s + fx] = f[j]; \
-	} \
-	if (c->first) \
-		updates = NAME##PadScan(J, I, w, h, c->conn, sl->row, \
-								 (uint8_t *) ((T *) sl->row + w + 2), &sl->q); \
-	else \
-	{ \
-		for (; k < flen && updates >= 0; k++) \
-		{ \
-			int			fx, \
-						fy; \
-			int64_t		u; \
-\
-			if (old[k] == f[k]) \
-				continue; \
-			FramePos(k, w, h, &fx, &fy); \
-			u = NAME##PadSeed(J, I, w, h, c->conn, fx, fy, &sl->q); \
-			updates = u < 0 ? -1 : updates + u; \
-		} \
-		if (updates > 0) \
-		{ \
-			int64_t		u = NAME##PadRun(J, I, s, c->conn, &sl->q, \
-											 (int64_t) w * h / RECON_SEED_BUDGET); \
-\
-			if (u >= 0 && sl->q.count > 0) \
-			{ \
-				sl->q.count = 0; \
-				u = NAME##PadScan(J, I, w, h, c->conn, sl->row, \
-								 (uint8_t *) ((T *) sl->row + w + 2), &sl->q); \
-			} \
-			updates = u < 0 ? -1 : updates + u; \
-		} \
-	} \
-	if (updates < 0) \
-	{ \
-		sl->q.count = 0; \
-		atomic_store(&c->nomem, 1); \
-		return; \
-	} \
-	if (updates == 0 && !c->first) \
-		return; \
-	for (int y = 0; y < h; y++) \
-	{ \
-		const T    *src = J + (y + 1) * s + 1; \
-		T		   *dst = img + (y0 + y) * c->W + x0; \
-\
-		if (y == 0 || y == h - 1) \
-		{ \
-			for (int x = 0; x < w; x++) \
-				if (src[x] != dst[x]) \
-					sides |= PbNbBlockBits(x, y, w, h); \
-		} \
-		else \
-		{ \
-			if (src[0] != dst[0]) \
-				sides |= 1u << PB_NB_LEFT; \
-			if (src[w - 1] != dst[w - 1]) \
-				sides |= 1u << PB_NB_RIGHT; \
-		} \
-		memcpy(dst, src, w * sizeof(T)); \
-	} \
-	c->sides[t] = (uint8_t) sides; \
-} \
-\
-/* The kernels above, for ReconPick. */ \
-static const ReconImpl NAME##Impl = { \
-	NAME##ClipAll, NAME##Gather, NAME##Process \
-};
+#define RT_PREFIX U8Ero
+#define RT_TYPE uint8_t
+#define RT_BETTER BETTER_ERO
+#define RT_WORST UINT8_MAX
+#include "recon_template.h"
 
-RECON_DEFINE(U8Dil, uint8_t, BETTER_DIL, 0)
-RECON_DEFINE(U8Ero, uint8_t, BETTER_ERO, UINT8_MAX)
-RECON_DEFINE(U16Dil, uint16_t, BETTER_DIL, 0)
-RECON_DEFINE(U16Ero, uint16_t, BETTER_ERO, UINT16_MAX)
-RECON_DEFINE(F32Dil, float, BETTER_DIL, -INFINITY)
-RECON_DEFINE(F32Ero, float, BETTER_ERO, INFINITY)
+#define RT_PREFIX U16Dil
+#define RT_TYPE uint16_t
+#define RT_BETTER BETTER_DIL
+#define RT_WORST 0
+#include "recon_template.h"
+
+#define RT_PREFIX U16Ero
+#define RT_TYPE uint16_t
+#define RT_BETTER BETTER_ERO
+#define RT_WORST UINT16_MAX
+#include "recon_template.h"
+
+#define RT_PREFIX F32Dil
+#define RT_TYPE float
+#define RT_BETTER BETTER_DIL
+#define RT_WORST (-INFINITY)
+#include "recon_template.h"
+
+#define RT_PREFIX F32Ero
+#define RT_TYPE float
+#define RT_BETTER BETTER_ERO
+#define RT_WORST INFINITY
+#include "recon_template.h"
 
 /*
  * Whether marker and mask are images reconstruction accepts (same size and

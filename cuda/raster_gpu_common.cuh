@@ -1,9 +1,9 @@
 /*
  * raster_gpu_common.cuh: what the raster kernels (recon_kernel.cu,
- * edt_kernel.cu) share: one lazily created per-process CUDA context (a
- * stream, timing events, a private stream-ordered memory pool so repeated
- * calls do not pay for cudaMalloc, a pinned word buffer for counters), error
- * reporting, and polling.  Nothing here runs before the first raster call,
+ * edt_kernel.cu, watershed_*.cu) share: one lazily created per-process
+ * CUDA context (a stream, timing events, a private stream-ordered memory
+ * pool so repeated calls do not pay for cudaMalloc, a pinned word buffer
+ * for counters), error reporting, polling, and the warp scan.  Nothing here runs before the first raster call,
  * so merely loading the module never initializes CUDA.  Not thread-safe:
  * PostgreSQL backends and the tests call from one thread.
  */
@@ -58,6 +58,25 @@ static inline int
 RgStop(PbPollFn poll, void *arg)
 {
 	return poll != NULL && poll(arg) != 0;
+}
+
+/*
+ * The inclusive prefix sum of v over the lanes of a warp, at lane (all 32
+ * lanes call it together): the warp scan of the raster kernels.
+ */
+template <typename T>
+__device__ __forceinline__ T
+RgWarpInclusiveSum(T v, int lane)
+{
+#pragma unroll
+	for (int d = 1; d < 32; d <<= 1)
+	{
+		T			t = __shfl_up_sync(0xffffffffu, v, d);
+
+		if (lane >= d)
+			v += t;
+	}
+	return v;
 }
 
 /*

@@ -501,15 +501,7 @@ Propagate(PropArgs a)
 			}
 			/* per-thread queue (m) -> block queue, warp-wise */
 			cnt = __popc(m);
-			incl = cnt;
-#pragma unroll
-			for (int d = 1; d < 32; d <<= 1)
-			{
-				int			t = __shfl_up_sync(0xffffffffu, incl, d);
-
-				if (lane >= d)
-					incl += t;
-			}
+			incl = RgWarpInclusiveSum(cnt, lane);
 			total = __shfl_sync(0xffffffffu, incl, 31);
 			if (total > 0)
 			{

@@ -190,30 +190,15 @@ WsScanCounts(uint32_t *cnt, size_t n)
 
 	for (size_t i = lo; i < hi; i++)
 		sum += cnt[i];
-	incl = sum;
-	for (int d = 1; d < 32; d <<= 1)
-	{
-		uint32_t	t = __shfl_up_sync(0xffffffffu, incl, d);
-
-		if (lane >= d)
-			incl += t;
-	}
+	incl = RgWarpInclusiveSum(sum, lane);
 	if (lane == 31)
 		s_warp[wid] = incl;
 	__syncthreads();
 	if (wid == 0)
 	{
-		uint32_t	v = s_warp[lane],
-					vi = v;
+		uint32_t	v = s_warp[lane];
 
-		for (int d = 1; d < 32; d <<= 1)
-		{
-			uint32_t	t = __shfl_up_sync(0xffffffffu, vi, d);
-
-			if (lane >= d)
-				vi += t;
-		}
-		s_warp[lane] = vi - v;	/* exclusive over warps */
+		s_warp[lane] = RgWarpInclusiveSum(v, lane) - v;	/* exclusive over warps */
 	}
 	__syncthreads();
 	sum = s_warp[wid] + incl - sum; /* exclusive start of this thread */

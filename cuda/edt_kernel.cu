@@ -316,30 +316,14 @@ EdtRows(RowArgs a)
 		/* compact the surviving sites, in order, into arr */
 		for (int x = lo; x < hi; x++)
 			cnt += G[x] >= 0;
-		incl = cnt;
-#pragma unroll
-		for (int d = 1; d < 32; d <<= 1)
-		{
-			int			t = __shfl_up_sync(0xffffffffu, incl, d);
-
-			if (lane >= d)
-				incl += t;
-		}
+		incl = RgWarpInclusiveSum(cnt, lane);
 		if (lane == 31)
 			s_warp[tid >> 5] = incl;
 		__syncthreads();
 		if (tid < 32)
 		{
-			int			v = tid < ED_T / 32 ? s_warp[tid] : 0;
+			int			v = RgWarpInclusiveSum(tid < ED_T / 32 ? s_warp[tid] : 0, lane);
 
-#pragma unroll
-			for (int d = 1; d < 32; d <<= 1)
-			{
-				int			t = __shfl_up_sync(0xffffffffu, v, d);
-
-				if (lane >= d)
-					v += t;
-			}
 			if (tid < ED_T / 32)
 				s_warp[tid] = v;	/* inclusive warp prefix */
 		}

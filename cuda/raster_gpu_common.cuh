@@ -4,8 +4,8 @@
  * context (pb_gpu.h), made on its first raster call (a stream, timing
  * events, a private stream-ordered memory pool so repeated calls do not
  * pay for cudaMalloc, a pinned word buffer for counters), the call's
- * share of the context's budget, error reporting, and polling.  One
- * thread at a time runs raster calls on a context.
+ * share of the context's budget, error reporting, polling, and the warp
+ * scan.  One thread at a time runs raster calls on a context.
  */
 #ifndef PB_RASTER_GPU_COMMON_CUH
 #define PB_RASTER_GPU_COMMON_CUH
@@ -67,6 +67,25 @@ static inline int
 RgStop(PbPollFn poll, void *arg)
 {
 	return poll != NULL && poll(arg) != 0;
+}
+
+/*
+ * The inclusive prefix sum of v over the lanes of a warp, at lane (all 32
+ * lanes call it together): the warp scan of the raster kernels.
+ */
+template <typename T>
+__device__ __forceinline__ T
+RgWarpInclusiveSum(T v, int lane)
+{
+#pragma unroll
+	for (int d = 1; d < 32; d <<= 1)
+	{
+		T			t = __shfl_up_sync(0xffffffffu, v, d);
+
+		if (lane >= d)
+			v += t;
+	}
+	return v;
 }
 
 /*

@@ -25,8 +25,9 @@
  *     found again from the partial result by step 2 (the paper's re-run),
  *     and no work is lost.
  *
- * Values: uint8/uint16 as they are, floats through an order-preserving map
- * of their bits to int32 (-0 taken as +0), so the atomics work on ints.
+ * Values: uint8/uint16 as they are, floats through their order-preserving
+ * level (PbFloatLevel, -0 taken as +0) shifted to int32, so the atomics
+ * work on ints.
  * Reconstruction is the unique fixpoint, reached from any partial result,
  * hence equal to the CPU's.
  *
@@ -42,6 +43,7 @@
 
 #include "raster_gpu_common.cuh"
 #include "raster_gpu_test.h"
+#include "../src/core/raster/raster_rules.h"
 
 #define RC_THREADS 256			/* threads per propagation block */
 #define RC_BQ_CAP (16 * RC_THREADS) /* block queue in shared memory */
@@ -89,15 +91,11 @@ Key(uint16_t v)
 	return v;
 }
 
-/* Floats: their bits, negative ones with the magnitude bits flipped. */
+/* Floats: their level (PbFloatLevel), shifted to signed order. */
 __device__ __forceinline__ int
 Key(float v)
 {
-	int			b = __float_as_int(v);
-
-	if (b == INT_MIN)			/* -0 equals +0 */
-		b = 0;
-	return b >= 0 ? b : b ^ INT_MAX;
+	return (int) (PbFloatLevel(v) ^ 0x80000000u);
 }
 
 /* Pixel value of a key (the inverse of Key). */
@@ -108,12 +106,12 @@ FromKey(int k)
 	return (T) k;
 }
 
-/* Floats: undo the flip of negative keys. */
+/* Floats: the float of the level. */
 template <>
 __device__ __forceinline__ float
 FromKey<float>(int k)
 {
-	return __int_as_float(k >= 0 ? k : k ^ INT_MAX);
+	return PbFloatOfLevel((uint32_t) k ^ 0x80000000u);
 }
 
 /* The stronger of two values: the max for dilation, the min for erosion. */
@@ -321,10 +319,6 @@ ColScan(int *J, const int *I, int w, int h)
 /* ---------------------------------------------------------------------- */
 /* the queue phase */
 
-/* Offsets of the neighbours (dx, dy); the first four are 4-connected. */
-__constant__ int c_dx[8] = {-1, 1, 0, 0, -1, 1, -1, 1};
-__constant__ int c_dy[8] = {0, 0, -1, 1, -1, -1, 1, 1};
-
 /*
  * The initial wavefront: every pixel p with a neighbour q that p can still
  * change (J(q) weaker than J(p) and J(q) != I(q)), appended warp-wise to
@@ -353,8 +347,8 @@ Detect(const int *J, const int *I, int w, int h, int *q, unsigned *n, unsigned c
 
 			for (int d = 0; d < (C8 ? 8 : 4) && !active; d++)
 			{
-				int			nx = x + c_dx[d];
-				int			ny = y + c_dy[d];
+				int			nx = x + PbNbDx(d);
+				int			ny = y + PbNbDy(d);
 				size_t		o;
 				int			jq;
 
@@ -484,8 +478,8 @@ Propagate(PropArgs a)
 #pragma unroll
 				for (int d = 0; d < (C8 ? 8 : 4); d++)
 				{
-					int			nx = x + c_dx[d];
-					int			ny = y + c_dy[d];
+					int			nx = x + PbNbDx(d);
+					int			ny = y + PbNbDy(d);
 					int			q,
 								jq,
 								iq,
@@ -493,7 +487,7 @@ Propagate(PropArgs a)
 
 					if (nx < 0 || nx >= a.w || ny < 0 || ny >= a.h)
 						continue;
-					q = p + c_dy[d] * a.w + c_dx[d];
+					q = p + PbNbDy(d) * a.w + PbNbDx(d);
 					jq = __ldcg(&a.J[q]);
 					if (!Weaker<ER>(jq, v))
 						continue;
@@ -507,15 +501,7 @@ Propagate(PropArgs a)
 			}
 			/* per-thread queue (m) -> block queue, warp-wise */
 			cnt = __popc(m);
-			incl = cnt;
-#pragma unroll
-			for (int d = 1; d < 32; d <<= 1)
-			{
-				int			t = __shfl_up_sync(0xffffffffu, incl, d);
-
-				if (lane >= d)
-					incl += t;
-			}
+			incl = RgWarpInclusiveSum(cnt, lane);
 			total = __shfl_sync(0xffffffffu, incl, 31);
 			if (total > 0)
 			{
@@ -527,7 +513,7 @@ Propagate(PropArgs a)
 					int			d = __ffs(m) - 1;
 
 					m &= m - 1;
-					bq[pos++] = p + c_dy[d] * a.w + c_dx[d];
+					bq[pos++] = p + PbNbDy(d) * a.w + PbNbDx(d);
 				}
 			}
 			__syncthreads();
@@ -933,23 +919,6 @@ RingChanged(const PbImage *img, size_t ps, int x0, int y0, int x1, int y1, const
 	return false;
 }
 
-/* Bytes per pixel of a type, 0 when the type is not one we know. */
-static size_t
-PixBytes(PbPixType t)
-{
-	switch (t)
-	{
-		case PB_PIX_1BB:
-		case PB_PIX_8BUI:
-			return 1;
-		case PB_PIX_16BUI:
-			return 2;
-		case PB_PIX_32BF:
-			return 4;
-	}
-	return 0;
-}
-
 /* The kernels of the operation, connectivity and pixel size. */
 static ReconKernels
 PickKernels(bool er, bool c8, size_t ps)
@@ -992,7 +961,7 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 		*stats = st;
 	if (marker == NULL || mask == NULL || marker->width != mask->width ||
 		marker->height != mask->height || marker->type != mask->type ||
-		marker->width < 0 || marker->height < 0 || PixBytes(marker->type) == 0 ||
+		marker->width < 0 || marker->height < 0 || PbPixSize(marker->type) == 0 ||
 		(connectivity != 4 && connectivity != 8) ||
 		(op != PB_RECON_DILATE && op != PB_RECON_ERODE))
 	{
@@ -1008,12 +977,12 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 	}
 	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
 		return -1;
-	kr = PickKernels(er, connectivity == 8, PixBytes(marker->type));
+	kr = PickKernels(er, connectivity == 8, PbPixSize(marker->type));
 	RG_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kr.prop, RC_THREADS, 0),
 		   "querying the occupancy of the propagation kernel");
 	pl.w = marker->width;
 	pl.h = marker->height;
-	pl.ps = PixBytes(marker->type);
+	pl.ps = PbPixSize(marker->type);
 	if (PlanTiles(&pl, memory_budget, c->sms, occ) != 0)
 	{
 		snprintf(err, err_len, "memory budget of %zu bytes is too small for one tile of the reconstruction",

@@ -29,7 +29,6 @@
  */
 
 #include "watershed_gpu.cuh"
-#include "watershed_rule.cuh"
 
 #define WS_SP (WS_T + 2)		/* pitch of a shared tile with its halo */
 #define WS_SN (WS_SP * WS_SP)
@@ -99,6 +98,50 @@ WsNear(const unsigned *m, int x, int y)
 	if (C8)
 		return ((m[y] | m[y + 1] | m[y + 2]) & three) != 0;
 	return (((m[y] | m[y + 2]) >> x) & 1) || (m[y + 1] & three & ~(1u << x)) != 0;
+}
+
+/*
+ * One step of the automaton for non-seed, non-wall pixel (x, y) of level
+ * lv (the rules of watershed_rules.h, neighbours in their order): its key
+ * k(u) = min(base, min cand(v, u)), and the label WsStepLabel gives it
+ * from its pointer (WsPrefer) or, marker-less with d = INF, from idx1
+ * (its index + 1) and its minimum's labels.  A reads decoded pixels: Lv
+ * (WS_WALL outside), Key (real), Lab; labels are read only when needed.
+ */
+template <bool MK, bool C8, typename A>
+__device__ __forceinline__ void
+WsStep(const A &a, int x, int y, uint32_t lv, uint32_t idx1,
+	   typename WsKeyOf<MK>::T *nkey, uint32_t *nlab)
+{
+	uint64_t	best = WsBase(MK, lv);
+	uint64_t	pk = ~0ull;		/* the pointer's key */
+	uint32_t	plab = 0;
+	uint32_t	ml = idx1;
+
+#pragma unroll
+	for (int j = 0; j < (C8 ? 8 : 4); j++)
+	{
+		int			nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j);
+		uint32_t	lvn = a.Lv(nx, ny);
+		uint64_t	kv,
+					cand;
+
+		if (lvn == WS_WALL)
+			continue;
+		kv = WsFull<MK>(a.Key(nx, ny), lvn);
+		cand = WsCand(kv, lv);
+		if (WsPrefer(cand, kv, best, pk))
+		{
+			best = cand;
+			pk = kv;
+			plab = a.Lab(nx, ny);
+		}
+		if (WsSameMinimum(MK, kv, lv))
+			ml = min(ml, a.Lab(nx, ny));
+	}
+	*nkey = (typename WsKeyOf<MK>::T) best;
+	*nlab = WsStepLabel(MK, best, plab, ml);
 }
 
 /* The tile taken at position i of a round's order (0..3). */
@@ -249,13 +292,7 @@ WsTile(const WsCaArgs &a, uint32_t round, unsigned t, uint32_t *s_lv,
 			continue;
 		key[g] = s_key[s];
 		a.lab[g] = s_lab[s];
-		/* bits in the neighbour order: up, left, right, down, diagonals */
-		border |= (y == 0 ? 1u : 0) | (tx == 0 ? 2u : 0) | (tx == WS_T - 1 ? 4u : 0) |
-			(y == WS_T - 1 ? 8u : 0);
-		if (C8)
-			border |= (y == 0 && tx == 0 ? 16u : 0) | (y == 0 && tx == WS_T - 1 ? 32u : 0) |
-				(y == WS_T - 1 && tx == 0 ? 64u : 0) |
-				(y == WS_T - 1 && tx == WS_T - 1 ? 128u : 0);
+		border |= PbNbBlockBits(tx, y, WS_T, WS_T) & (C8 ? 0xFFu : 0xFu);
 	}
 	if (border)
 	{
@@ -267,8 +304,8 @@ WsTile(const WsCaArgs &a, uint32_t round, unsigned t, uint32_t *s_lv,
 	{
 		for (int j = 0; j < (C8 ? 8 : 4); j++)
 		{
-			int			nx = bx + c_ws_dx[j],
-						ny = by + c_ws_dy[j];
+			int			nx = bx + PbNbDx(j),
+						ny = by + PbNbDy(j);
 
 			if ((*s_border >> j & 1) && nx >= 0 && ny >= 0 && nx < a.tiles_x && ny < a.tiles_y)
 				a.act[ny * a.tiles_x + nx] = round + 1;

@@ -1,12 +1,25 @@
 /*
  * watershed_gpu.cuh: what the files of the GPU watershed share (internal
- * to cuda/watershed_*.cu): the device state of one region, the automaton
- * driver (watershed_ca.cu), the loading and finishing kernels
- * (watershed_post.cu) and the host steps of tiled runs (watershed_host.cu).
+ * to cuda/watershed_*.cu): the device state of one region and how its
+ * pixels are encoded and decoded, the automaton driver (watershed_ca.cu),
+ * the loading and finishing kernels (watershed_post.cu) and the host
+ * steps of tiled runs (watershed_host.cu).  The rules the kernels apply
+ * to decoded pixels are src/core/raster/watershed_rules.h, which the CPU
+ * versions apply too.
  *
  * A region is the whole image (untiled) or one tile with a one-pixel halo
  * of its neighbours' current state: only the pixels of its updatable
  * rectangle change, the halo around it is read-only.
+ *
+ * Device state per pixel: the input pixel itself (its level is
+ * computed where read), the key and the label (uint32).  Marker-controlled
+ * keys are (c << 32 | d) in a uint64; marker-less ones store only d
+ * (uint32), since c(u) = lv(u) there.  Walls and seeds, which never
+ * change, are told by a stored d of WS_DSEED, which no real distance
+ * reaches (d < pixels <= PB_WS_INF - 2): marker-less it is a wall;
+ * marker-controlled (WS_INF, WS_DSEED) is a wall and (lv, WS_DSEED) a
+ * seed, whose real key is (lv, 0).  Readers decode a pixel (WsDecode)
+ * into a level (WS_WALL, WS_SEED or the level) and its real key.
  */
 #ifndef PB_WATERSHED_GPU_CUH
 #define PB_WATERSHED_GPU_CUH
@@ -16,6 +29,7 @@
 
 #include "raster_gpu_common.cuh"
 #include "../src/core/raster/watershed.h"
+#include "../src/core/raster/watershed_rules.h"
 
 #define WS_T 32					/* side of the pixel tile of one CA block */
 #define WS_THREADS 256			/* threads of a CA block (32 x 8, 4 rows each) */
@@ -52,6 +66,126 @@ typedef struct WsRegion
 	bool		mk;				/* marker-controlled */
 	bool		c8;				/* 8-connectivity */
 } WsRegion;
+
+#define WS_WALL PB_WS_INF		/* decoded level of a wall or NaN pixel */
+#define WS_SEED (PB_WS_INF - 1) /* decoded level of a seed (real ones are below) */
+#define WS_DSEED (PB_WS_INF - 1)	/* stored d of a seed or wall */
+#define WS_KWALL ((uint64_t) PB_WS_INF << 32 | WS_DSEED)	/* stored key of a wall */
+
+/* The stored key type: (c, d) marker-controlled, d alone marker-less. */
+template <bool MK>
+struct WsKeyOf
+{
+	typedef uint32_t T;
+};
+
+template <>
+struct WsKeyOf<true>
+{
+	typedef uint64_t T;
+};
+
+/* The full key (c, d) of a pixel from its stored key and its level. */
+template <bool MK>
+__device__ __forceinline__ uint64_t
+WsFull(typename WsKeyOf<MK>::T k, uint32_t lv)
+{
+	return MK ? (uint64_t) k : WsKey(lv, (uint32_t) k);
+}
+
+/* The level of a pixel value (PbWsLevel without the wall): 8 bits. */
+__device__ __forceinline__ uint32_t
+WsLevelOf(uint8_t v)
+{
+	return v;
+}
+
+/* 16 bits: the value. */
+__device__ __forceinline__ uint32_t
+WsLevelOf(uint16_t v)
+{
+	return v;
+}
+
+/* Floats: PbWsFloatLevel (NaN is a wall). */
+__device__ __forceinline__ uint32_t
+WsLevelOf(float f)
+{
+	return PbWsFloatLevel(f);
+}
+
+/*
+ * Decode a pixel from its input value v and stored key *k: its level, or
+ * WS_WALL (mask walls and NaN), or WS_SEED with *k made its real key.
+ */
+template <bool MK, typename T>
+__device__ __forceinline__ uint32_t
+WsDecode(T v, typename WsKeyOf<MK>::T *k)
+{
+	uint32_t	l = WsLevelOf(v);
+
+	if ((uint32_t) *k != WS_DSEED || l == WS_WALL)
+		return l;
+	if constexpr (MK)
+	{
+		if (*k == WS_KWALL)
+			return WS_WALL;
+		*k &= 0xFFFFFFFF00000000ull;
+		return WS_SEED;
+	}
+	return WS_WALL;
+}
+
+/* The stored key of a wall. */
+template <bool MK>
+__device__ __forceinline__ typename WsKeyOf<MK>::T
+WsWallKey(void)
+{
+	return (typename WsKeyOf<MK>::T) (MK ? WS_KWALL : WS_DSEED);
+}
+
+/*
+ * Decoded pixels of a region in global memory (read-only while read);
+ * outside the region reads as a wall.
+ */
+template <typename T, bool MK>
+struct WsGlobal
+{
+	typedef typename WsKeyOf<MK>::T K;
+	const T    *img;
+	const K    *key;
+	const uint32_t *lab;
+	int			w,
+				h;
+
+	__device__ __forceinline__ uint32_t
+	Lv(int x, int y) const
+	{
+		size_t		g = (size_t) y * w + x;
+		K			k;
+
+		if (x < 0 || y < 0 || x >= w || y >= h)
+			return WS_WALL;
+		k = __ldg(&key[g]);
+		return WsDecode<MK>(__ldg(&img[g]), &k);
+	}
+
+	__device__ __forceinline__ K
+	Key(int x, int y) const
+	{
+		size_t		g = (size_t) y * w + x;
+		K			k = __ldg(&key[g]);
+
+		WsDecode<MK>(__ldg(&img[g]), &k);
+		return k;
+	}
+
+	__device__ __forceinline__ uint32_t
+	Lab(int x, int y) const
+	{
+		return __ldg(&lab[(size_t) y * w + x]);
+	}
+};
 
 /* Bytes of one stored key. */
 static inline size_t

@@ -10,7 +10,6 @@
  * looks up).
  */
 #include "watershed_gpu.cuh"
-#include "watershed_rule.cuh"
 
 /* The grid of an elementwise kernel over n items. */
 static unsigned
@@ -48,7 +47,7 @@ WsInitRows(const T *img, void *key, uint32_t *lab, int w, int row0, int nrows,
 		}
 		else if (MK && mk != NULL && mk[i] != 0)
 		{
-			((K *) key)[g] = (K) ((uint64_t) l << 32 | WS_DSEED);
+			((K *) key)[g] = (K) WsKey(l, WS_DSEED);
 			lab[g] = mk[i];
 		}
 	}
@@ -87,6 +86,42 @@ WsLaunchInit(const WsRegion *r, const uint8_t *wall, const uint32_t *mk, int row
 			WsInitOf<uint8_t>(r, wall, mk, row0, nrows, s, g);
 			break;
 	}
+}
+
+/*
+ * Whether pixel (x, y), not a wall, becomes a watershed-line pixel (the
+ * line rule of watershed_rules.h): it is labelled and not a seed
+ * (marker-less: a minimum, d = INF), and a neighbour of another basin is a
+ * seed or was flooded before it.
+ */
+template <bool MK, bool C8, typename A>
+__device__ __forceinline__ bool
+WsLine(const A &a, int x, int y)
+{
+	uint32_t	lv = a.Lv(x, y);
+	uint32_t	lab = a.Lab(x, y);
+	uint64_t	ku = WsFull<MK>(a.Key(x, y), lv);
+
+	if (lab == 0 || (MK ? lv == WS_SEED : WsKeyD(ku) == PB_WS_INF))
+		return false;
+#pragma unroll
+	for (int j = 0; j < (C8 ? 8 : 4); j++)
+	{
+		int			nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j);
+		uint32_t	lvn = a.Lv(nx, ny);
+		uint64_t	kv;
+
+		if (lvn == WS_WALL)
+			continue;
+		if (!WsOtherBasin(lab, a.Lab(nx, ny)))
+			continue;
+		kv = WsFull<MK>(a.Key(nx, ny), lvn);
+		if ((MK ? lvn == WS_SEED : WsKeyD(kv) == PB_WS_INF) ||
+			WsFloodedBefore(kv, ku, j))
+			return true;
+	}
+	return false;
 }
 
 /* One bit per pixel: whether it becomes a watershed-line pixel. */
@@ -155,30 +190,15 @@ WsScanCounts(uint32_t *cnt, size_t n)
 
 	for (size_t i = lo; i < hi; i++)
 		sum += cnt[i];
-	incl = sum;
-	for (int d = 1; d < 32; d <<= 1)
-	{
-		uint32_t	t = __shfl_up_sync(0xffffffffu, incl, d);
-
-		if (lane >= d)
-			incl += t;
-	}
+	incl = RgWarpInclusiveSum(sum, lane);
 	if (lane == 31)
 		s_warp[wid] = incl;
 	__syncthreads();
 	if (wid == 0)
 	{
-		uint32_t	v = s_warp[lane],
-					vi = v;
+		uint32_t	v = s_warp[lane];
 
-		for (int d = 1; d < 32; d <<= 1)
-		{
-			uint32_t	t = __shfl_up_sync(0xffffffffu, vi, d);
-
-			if (lane >= d)
-				vi += t;
-		}
-		s_warp[lane] = vi - v;	/* exclusive over warps */
+		s_warp[lane] = RgWarpInclusiveSum(v, lane) - v;	/* exclusive over warps */
 	}
 	__syncthreads();
 	sum = s_warp[wid] + incl - sum; /* exclusive start of this thread */

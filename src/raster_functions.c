@@ -24,62 +24,6 @@ PG_FUNCTION_INFO_V1(pb_fill_holes_wkb);
 PG_FUNCTION_INFO_V1(pb_distance_transform_wkb);
 
 /*
- * The value that never propagates under op: the lowest of the type for
- * dilation, the highest for erosion.
- */
-static double
-WallValue(PbPixType type, PbReconOp op)
-{
-	bool		high = op == PB_RECON_ERODE;
-
-	switch (type)
-	{
-		case PB_PIX_1BB:
-			return high ? 1 : 0;
-		case PB_PIX_8BUI:
-			return high ? 255 : 0;
-		case PB_PIX_16BUI:
-			return high ? 65535 : 0;
-		case PB_PIX_32BF:
-			return high ? INFINITY : -INFINITY;
-	}
-	return 0;
-}
-
-/* Pixel i of an image, as a double. */
-static double
-GetPixel(const PbImage *im, int64 i)
-{
-	switch (im->type)
-	{
-		case PB_PIX_16BUI:
-			return ((const uint16 *) im->data)[i];
-		case PB_PIX_32BF:
-			return ((const float *) im->data)[i];
-		default:
-			return ((const uint8 *) im->data)[i];
-	}
-}
-
-/* Set pixel i of an image from a double (a value of its type). */
-static void
-SetPixel(PbImage *im, int64 i, double v)
-{
-	switch (im->type)
-	{
-		case PB_PIX_16BUI:
-			((uint16 *) im->data)[i] = (uint16) v;
-			break;
-		case PB_PIX_32BF:
-			((float *) im->data)[i] = (float) v;
-			break;
-		default:
-			((uint8 *) im->data)[i] = (uint8) v;
-			break;
-	}
-}
-
-/*
  * Reconstruct marker (read from its WKB) under mask, walls at the mask's
  * nodata pixels, and return the result on the marker's grid with the
  * mask's nodata pixels and value.
@@ -89,32 +33,19 @@ Reconstruct(PbRasterArg *marker, PbRasterArg *mask, int connectivity,
 			PbReconOp op, const char *caller)
 {
 	int64		npix = (int64) mask->img.width * mask->img.height;
-	double		wall = WallValue(mask->img.type, op);
 	float	   *saved = NULL;	/* the mask's own values at its nodata pixels */
 	const void *pixels[1];
 	bool		has_nodata = mask->has_nodata;
 
-	if (marker->is_nodata)
-		for (int64 i = 0; i < npix; i++)
-			if (marker->is_nodata[i])
-				SetPixel(&marker->img, i, wall);
 	if (mask->is_nodata)
-	{
 		saved = PbHugeAlloc(sizeof(float) * (size_t) npix);
-		for (int64 i = 0; i < npix; i++)
-			if (mask->is_nodata[i])
-			{
-				saved[i] = (float) GetPixel(&mask->img, i);
-				SetPixel(&mask->img, i, wall);
-			}
-	}
+	PbReconNodataWalls(&marker->img, marker->is_nodata, &mask->img, mask->is_nodata,
+					   op, saved);
 	if (PbReconClip(&marker->img, &mask->img, op) != PB_OK)
 		elog(ERROR, "%s: marker and mask images do not match", caller);
 	PbRunReconstruct(&marker->img, &mask->img, connectivity, op, caller);
 	if (mask->is_nodata)
-		for (int64 i = 0; i < npix; i++)
-			if (mask->is_nodata[i])
-				SetPixel(&marker->img, i, saved[i]);
+		PbReconRestoreNodata(&marker->img, mask->is_nodata, saved);
 	pixels[0] = marker->img.data;
 	return PbRasterResult(&marker->h, 1, &mask->wkb_type, &has_nodata,
 						  &mask->nodata, pixels, caller);
@@ -164,55 +95,14 @@ pb_fill_holes_wkb(PG_FUNCTION_ARGS)
 	int			band = PG_GETARG_INT32(2);
 	PbRasterArg image,
 				marker;
-	int32		w,
-				h;
-	double		top;
-	size_t		bytes;
 
 	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "image", caller, &image);
-	w = image.img.width;
-	h = image.img.height;
-	top = WallValue(image.img.type, PB_RECON_ERODE);
 	marker = image;
 	marker.what = "marker";
-	bytes = (size_t) w * h * PbPixSize(image.img.type);
-	marker.img.data = PbHugeAlloc(bytes);
-	memcpy(marker.img.data, image.img.data, bytes);
-	for (int32 y = 1; y < h - 1; y++)
-		for (int32 x = 1; x < w - 1; x++)
-			SetPixel(&marker.img, (int64) y * w + x, top);
+	marker.img.data = PbHugeAlloc((size_t) image.img.width * image.img.height *
+								  PbPixSize(image.img.type));
+	PbFillHolesMarker(&image.img, &marker.img);
 	PG_RETURN_BYTEA_P(Reconstruct(&marker, &image, connectivity, PB_RECON_ERODE, caller));
-}
-
-/*
- * The foreground of a mask for the distance transform: nonzero pixels
- * that are not nodata (one loop per pixel type: this runs on every pixel).
- */
-static uint8 *
-Foreground(const PbRasterArg *mask)
-{
-	int64		npix = (int64) mask->img.width * mask->img.height;
-	uint8	   *fg = PbHugeAlloc((size_t) npix);
-
-	switch (mask->img.type)
-	{
-		case PB_PIX_16BUI:
-			for (int64 i = 0; i < npix; i++)
-				fg[i] = ((const uint16 *) mask->img.data)[i] != 0;
-			break;
-		case PB_PIX_32BF:
-			for (int64 i = 0; i < npix; i++)
-				fg[i] = ((const float *) mask->img.data)[i] != 0;
-			break;
-		default:
-			for (int64 i = 0; i < npix; i++)
-				fg[i] = ((const uint8 *) mask->img.data)[i] != 0;
-			break;
-	}
-	if (mask->is_nodata)
-		for (int64 i = 0; i < npix; i++)
-			fg[i] &= !mask->is_nodata[i];
-	return fg;
 }
 
 /* Read the spacing argument: NULL or {row step, column step}, both > 0. */
@@ -275,7 +165,8 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	Spacing(fcinfo, 2, &sy, &sx, caller);
 	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "mask", caller, &mask);
 	npix = (int64) mask.img.width * mask.img.height;
-	fg = Foreground(&mask);
+	fg = PbHugeAlloc((size_t) npix);
+	PbDistanceForeground(&mask.img, mask.is_nodata, fg);
 	dist = PbHugeAlloc(sizeof(float) * (size_t) npix);
 	if (with_index)
 		nearest = PbHugeAlloc(sizeof(int64) * (size_t) npix);
@@ -285,11 +176,7 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	{
 		col = PbHugeAlloc(sizeof(int32) * (size_t) npix);
 		row = PbHugeAlloc(sizeof(int32) * (size_t) npix);
-		for (int64 i = 0; i < npix; i++)
-		{
-			col[i] = nearest[i] < 0 ? 0 : (int32) (nearest[i] % mask.img.width) + 1;
-			row[i] = nearest[i] < 0 ? 0 : (int32) (nearest[i] / mask.img.width) + 1;
-		}
+		PbDistanceNearestBands((const int64_t *) nearest, npix, mask.img.width, col, row);
 		pixels[1] = col;
 		pixels[2] = row;
 	}

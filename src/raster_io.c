@@ -81,8 +81,7 @@ PbReadRasterArg(bytea *wkb, int band, const char *what, const char *caller,
 	out->img.type = type;
 	npix = (int64) out->h.width * out->h.height;
 	out->img.data = PbHugeAlloc((size_t) npix * PbPixSize(type));
-	/* only a nodata value, the all-nodata flag or floats (NaN) make nodata pixels */
-	if (!rb.has_nodata && !rb.all_nodata && rb.wkb_type != PB_WKB_32BF)
+	if (!PbRasterBandMayHaveNodata(&rb))
 	{
 		PbRasterReadBand(&rb, npix, out->img.data, NULL);
 		return;

@@ -8,20 +8,17 @@
  * optional mask (band 1, any type: inside = nonzero, not nodata, not
  * NaN).  Optional markers (band 1, an integer type): nonzero, non-nodata
  * pixels seed their label.  The result is one band of label_type with
- * nodata 0 on the image's grid.  The definition is src/core/pb_watershed.h.
+ * nodata 0 on the image's grid.  The definition is
+ * src/core/raster/watershed.h; the per-pixel reading of markers and mask
+ * is src/core/raster/nodata.c.
  */
 #include "postgres.h"
 
-#include <math.h>
-
-#include "port/pg_bswap.h"
 #include "utils/builtins.h"
 
 #include "raster_glue.h"
 
 PG_FUNCTION_INFO_V1(pb_watershed_wkb);
-
-#define WS_CHUNK 4096			/* pixels converted to doubles at a time */
 
 /* The WKB pixel type of the labels a label_type argument names. */
 static int
@@ -40,93 +37,6 @@ LabelType(const char *name, const char *caller)
 	return 0;
 }
 
-/* Load an unsigned integer of n bytes (2, 4 or 8) at p, in native order. */
-static inline uint64
-Load(const uint8 *p, int n, bool swap)
-{
-	uint16		u16;
-	uint32		u32;
-	uint64		u64;
-
-	switch (n)
-	{
-		case 2:
-			memcpy(&u16, p, 2);
-			return swap ? pg_bswap16(u16) : u16;
-		case 4:
-			memcpy(&u32, p, 4);
-			return swap ? pg_bswap32(u32) : u32;
-		default:
-			memcpy(&u64, p, 8);
-			return swap ? pg_bswap64(u64) : u64;
-	}
-}
-
-/*
- * Pixels [start, start + n) of an in-db band of any WKB type, as doubles
- * (exact for every type but 64BF, which is a double already); one loop
- * per type, since this runs over every pixel.
- */
-static void
-BandValues(const PbRasterBand *b, int64 start, int n, double *out)
-{
-	int			bytes = PbWkbPixBytes(b->wkb_type);
-	const uint8 *p = b->pixels + start * bytes;
-
-	switch (b->wkb_type)
-	{
-		case PB_WKB_8BSI:
-			for (int i = 0; i < n; i++)
-				out[i] = (int8) p[i];
-			break;
-		case PB_WKB_16BSI:
-			for (int i = 0; i < n; i++)
-				out[i] = (int16) Load(p + 2 * i, 2, b->swap);
-			break;
-		case PB_WKB_16BUI:
-			for (int i = 0; i < n; i++)
-				out[i] = (uint16) Load(p + 2 * i, 2, b->swap);
-			break;
-		case PB_WKB_32BSI:
-			for (int i = 0; i < n; i++)
-				out[i] = (int32) Load(p + 4 * i, 4, b->swap);
-			break;
-		case PB_WKB_32BUI:
-			for (int i = 0; i < n; i++)
-				out[i] = (uint32) Load(p + 4 * i, 4, b->swap);
-			break;
-		case PB_WKB_32BF:
-			for (int i = 0; i < n; i++)
-			{
-				uint32		u = (uint32) Load(p + 4 * i, 4, b->swap);
-				float		f;
-
-				memcpy(&f, &u, 4);
-				out[i] = f;
-			}
-			break;
-		case PB_WKB_64BF:
-			for (int i = 0; i < n; i++)
-			{
-				uint64		u = Load(p + 8 * i, 8, b->swap);
-
-				memcpy(&out[i], &u, 8);
-			}
-			break;
-		default:				/* 1BB, 2BUI, 4BUI, 8BUI: one byte */
-			for (int i = 0; i < n; i++)
-				out[i] = p[i];
-			break;
-	}
-}
-
-/* Is pixel value v of a band nodata? (NaN is, for the float types.) */
-static inline bool
-IsNodata(const PbRasterBand *b, double v)
-{
-	return b->all_nodata || isnan(v) || (b->has_nodata && v == b->nodata);
-}
-
 /*
  * Read the markers argument (band 1, an integer type, on the image's
  * grid) into one label per pixel: 0 for no marker and for nodata pixels.
@@ -138,7 +48,8 @@ ReadMarkers(bytea *wkb, const PbRasterArg *image, const char *caller)
 	PbRasterBand rb;
 	int64		npix;
 	uint32	   *labels;
-	double		v[WS_CHUNK];
+	int64		bad;
+	double		v;
 
 	PbOpenRasterArg(wkb, 1, "markers", caller, &arg, &rb);
 	if (rb.wkb_type == PB_WKB_32BF || rb.wkb_type == PB_WKB_64BF)
@@ -150,26 +61,14 @@ ReadMarkers(bytea *wkb, const PbRasterArg *image, const char *caller)
 	PbCheckAligned(image, &arg, caller);
 	npix = (int64) arg.h.width * arg.h.height;
 	labels = PbHugeAlloc(sizeof(uint32) * (size_t) npix);
-	for (int64 start = 0; start < npix; start += WS_CHUNK)
-	{
-		int			n = (int) Min(WS_CHUNK, npix - start);
-
-		BandValues(&rb, start, n, v);
-		for (int i = 0; i < n; i++)
-		{
-			if (IsNodata(&rb, v[i]))
-				labels[start + i] = 0;
-			else if (v[i] < 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("%s: markers has a negative label (%.0f) at column %d, row %d",
-								caller, v[i], (int) ((start + i) % arg.h.width) + 1,
-								(int) ((start + i) / arg.h.width) + 1),
-						 errhint("Marker labels are positive; 0 or nodata marks no marker.")));
-			else
-				labels[start + i] = (uint32) v[i];
-		}
-	}
+	bad = PbWsMarkerLabels(&rb, npix, labels, &v);
+	if (bad >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: markers has a negative label (%.0f) at column %d, row %d",
+						caller, v, (int) (bad % arg.h.width) + 1,
+						(int) (bad / arg.h.width) + 1),
+				 errhint("Marker labels are positive; 0 or nodata marks no marker.")));
 	return labels;
 }
 
@@ -182,20 +81,10 @@ ReadMask(bytea *wkb, const PbRasterArg *image, uint8 *wall, const char *caller)
 {
 	PbRasterArg arg;
 	PbRasterBand rb;
-	int64		npix;
-	double		v[WS_CHUNK];
 
 	PbOpenRasterArg(wkb, 1, "mask", caller, &arg, &rb);
 	PbCheckAligned(image, &arg, caller);
-	npix = (int64) arg.h.width * arg.h.height;
-	for (int64 start = 0; start < npix; start += WS_CHUNK)
-	{
-		int			n = (int) Min(WS_CHUNK, npix - start);
-
-		BandValues(&rb, start, n, v);
-		for (int i = 0; i < n; i++)
-			wall[start + i] |= v[i] == 0 || IsNodata(&rb, v[i]);
-	}
+	PbWsMaskWalls(&rb, (int64) arg.h.width * arg.h.height, wall);
 }
 
 /*

@@ -21,6 +21,7 @@
 #include "../cuda/pb_raster_gpu.h"
 #include "../cuda/raster_gpu_test.h"
 #include "harness.h"
+#include "recon_ref.h"
 
 #define GPU_BUDGET ((size_t) 8 << 30)	/* enough for every untiled test */
 

@@ -2,7 +2,8 @@
  * test_recon.c: gray-scale morphological reconstruction of the raster core
  * (PbReconstructSeq, the tiled PbReconstructCpu, PbReconClip) against an
  * independent brute force written here: elementary dilations (erosions)
- * clamped by the mask, repeated until nothing changes, on doubles.
+ * clamped by the mask, repeated until nothing changes, on doubles; and
+ * the nodata passes around it (nodata.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "../src/core/raster/pb_raster.h"
 #include "harness.h"
+#include "recon_ref.h"
 #include "tests_recon.h"
 
 static const PbPixType all_types[4] = {PB_PIX_1BB, PB_PIX_8BUI, PB_PIX_16BUI,
@@ -683,6 +685,84 @@ test_recon_badarg(void)
 	free(b.data);
 	free(c.data);
 	free(d.data);
+}
+
+/*
+ * Reconstruct marker under mask on one thread, 4-connected, around the
+ * nodata passes of nodata.h (as the SQL functions do); the result in
+ * marker.
+ */
+static void
+ReconWithNodata(PbImage *marker, const uint8_t *marker_nodata, PbImage *mask,
+				const uint8_t *mask_nodata, PbReconOp op)
+{
+	float		saved[16];
+	PbRun run = {1, 0, NULL, NULL};
+
+	PbReconNodataWalls(marker, marker_nodata, mask, mask_nodata, op, saved);
+	CHECK_INT(PbReconClip(marker, mask, op), PB_OK);
+	CHECK_INT(PbReconstructCpu(marker, mask, 4, op, &run), PB_OK);
+	PbReconRestoreNodata(marker, mask_nodata, saved);
+}
+
+/*
+ * The nodata passes around a reconstruction (nodata.h): a nodata marker
+ * pixel seeds nothing, a nodata mask pixel is a wall that keeps its mask
+ * value in the result; the fill-holes marker is the image's border with
+ * the highest value of the type inside.
+ */
+void
+test_recon_nodata(void)
+{
+	static const uint8_t marker_nd[5] = {0, 0, 0, 0, 1};
+	static const uint8_t mask_nd[5] = {0, 0, 1, 0, 0};
+	PbImage		mask = ImgNew(5, 1, PB_PIX_8BUI);
+	PbImage		marker = ImgNew(5, 1, PB_PIX_8BUI);
+	PbImage		fmask = ImgNew(5, 1, PB_PIX_32BF);
+	PbImage		fmarker = ImgNew(5, 1, PB_PIX_32BF);
+	PbImage		image = ImgNew(4, 3, PB_PIX_16BUI);
+	PbImage		fill = ImgNew(4, 3, PB_PIX_16BUI);
+	PbImage		bits = ImgNew(3, 3, PB_PIX_1BB);
+	PbImage		bfill = ImgNew(3, 3, PB_PIX_1BB);
+
+	/* dilation: 9 spreads from the left up to the wall, not from the nodata 7 */
+	for (int i = 0; i < 5; i++)
+	{
+		ImgSet(&mask, i, i == 2 ? 5 : 9);
+		ImgSet(&marker, i, i == 0 ? 9 : i == 4 ? 7 : 0);
+	}
+	ReconWithNodata(&marker, marker_nd, &mask, mask_nd, PB_RECON_DILATE);
+	CHECK(ImgGet(&marker, 0) == 9 && ImgGet(&marker, 1) == 9 && ImgGet(&marker, 2) == 5 &&
+		  ImgGet(&marker, 3) == 0 && ImgGet(&marker, 4) == 0);
+
+	/* erosion of floats: the wall is +inf while it runs, 5 again after */
+	for (int i = 0; i < 5; i++)
+	{
+		ImgSet(&fmask, i, i == 2 ? 5 : 1);
+		ImgSet(&fmarker, i, i == 0 ? 1 : i == 4 ? 3 : 9);
+	}
+	ReconWithNodata(&fmarker, marker_nd, &fmask, mask_nd, PB_RECON_ERODE);
+	CHECK(ImgGet(&fmarker, 0) == 1 && ImgGet(&fmarker, 1) == 1 && ImgGet(&fmarker, 2) == 5 &&
+		  ImgGet(&fmarker, 3) == 9 && ImgGet(&fmarker, 4) == 9);
+	CHECK(ImgGet(&fmask, 2) == INFINITY);
+
+	/* the fill-holes markers: border kept, the top of the type inside */
+	for (int i = 0; i < 12; i++)
+		ImgSet(&image, i, 100 + i);
+	PbFillHolesMarker(&image, &fill);
+	for (int i = 0; i < 12; i++)
+		CHECK(ImgGet(&fill, i) == (i == 5 || i == 6 ? 65535 : 100 + i));
+	PbFillHolesMarker(&bits, &bfill);
+	for (int i = 0; i < 9; i++)
+		CHECK(ImgGet(&bfill, i) == (i == 4 ? 1 : 0));
+	free(mask.data);
+	free(marker.data);
+	free(fmask.data);
+	free(fmarker.data);
+	free(image.data);
+	free(fill.data);
+	free(bits.data);
+	free(bfill.data);
 }
 
 /* Poll function for test_recon_stopped: stop after *arg more calls. */

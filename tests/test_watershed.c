@@ -1,12 +1,12 @@
 /*
- * test_watershed.c: the watershed core (src/core/watershed_cpu.c) against
- * the reference automaton (watershed_ref.c) and against results worked
- * out by hand from the definition in pb_watershed.h: small known cases
+ * test_watershed.c: the watershed core (src/core/raster/watershed_cpu.c)
+ * against the reference automaton (watershed_ref.c) and against results
+ * worked out by hand from the definition in watershed.h: small known cases
  * (basins, split plateaus, ties, markers, walls, lines), random images of
  * every type with plateaus, walls and markers over many tile sizes and
  * thread counts, long spiral paths, float specials, the basins of a
  * marker-less run against an independent count of regional minima,
- * stopping, and bad arguments.
+ * stopping, bad arguments, and the markers and mask read from bands.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -432,6 +432,53 @@ test_ws_stopped(void)
 	CHECK(calls >= 1);
 	free(img);
 	free(labels);
+}
+
+/*
+ * The watershed's markers and mask read from bands (nodata.h): nodata and
+ * zero marker pixels mark nothing, a negative one is reported where it
+ * is; zero, nodata and NaN mask pixels are walls, in either byte order.
+ */
+void
+test_ws_nodata_bands(void)
+{
+	int16_t		mk[5] = {0, 3, 7, 12, 7};
+	int16_t		mkx[5];
+	float		mask[5] = {1.5f, 0, NAN, 4, 7};
+	uint32_t	labels[5];
+	uint8_t		wall[5] = {0, 0, 0, 0, 1};
+	double		neg = 0;
+	PbRasterBand b;
+
+	for (int i = 0; i < 5; i++)
+		mkx[i] = (int16_t) (((uint16_t) mk[i] >> 8) | ((uint16_t) mk[i] << 8));
+	memset(&b, 0, sizeof(b));
+	b.wkb_type = PB_WKB_16BSI;
+	b.has_nodata = true;
+	b.nodata = 7;
+	for (int swap = 0; swap < 2; swap++)
+	{
+		b.pixels = (const uint8_t *) (swap ? mkx : mk);
+		b.swap = swap;
+		CHECK_INT(PbWsMarkerLabels(&b, 5, labels, &neg), -1);
+		CHECK(labels[0] == 0 && labels[1] == 3 && labels[2] == 0 && labels[3] == 12 &&
+			  labels[4] == 0);
+	}
+	mk[3] = -2;
+	b.pixels = (const uint8_t *) mk;
+	b.swap = false;
+	CHECK_INT(PbWsMarkerLabels(&b, 5, labels, &neg), 3);
+	CHECK(neg == -2);
+
+	b.wkb_type = PB_WKB_32BF;
+	b.pixels = (const uint8_t *) mask;
+	b.nodata = 4;
+	PbWsMaskWalls(&b, 5, wall);
+	CHECK(!wall[0] && wall[1] && wall[2] && wall[3] && wall[4]);
+	b.all_nodata = true;
+	wall[0] = 0;
+	PbWsMaskWalls(&b, 5, wall);
+	CHECK(wall[0]);
 }
 
 /* Arguments the watershed refuses. */

@@ -13,6 +13,7 @@
 	X(test_recon_float_inf) \
 	X(test_recon_tiles_match_seq) \
 	X(test_recon_badarg) \
-	X(test_recon_stopped)
+	X(test_recon_stopped) \
+	X(test_recon_nodata)
 
 #endif

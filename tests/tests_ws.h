@@ -12,6 +12,7 @@
 	X(test_ws_serpentine) \
 	X(test_ws_basins_are_minima) \
 	X(test_ws_stopped) \
-	X(test_ws_badarg)
+	X(test_ws_badarg) \
+	X(test_ws_nodata_bands)
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * watershed_ref.c: the watershed definition of pb_watershed.h computed
+ * watershed_ref.c: the watershed definition of watershed.h computed
  * literally, as the synchronous cellular automaton: every pixel's key,
  * pointer and label are recomputed from its neighbours' previous state,
  * all at once, until nothing changes; then the minima are numbered and
@@ -13,45 +13,35 @@
 #include "../src/core/raster/watershed_rules.h"
 
 /*
- * One synchronous step for pixel i: its new key, label and pointer from
- * the previous keys and labels.  Returns whether anything changed.
+ * One synchronous step for non-seed pixel i: its new key and label from
+ * the previous keys and labels (key: the least of base and the
+ * candidates; label: the pointer's, or for a minimum so far the least
+ * first index over its plateau).  Returns whether anything changed.
  */
 static bool
-RefStep(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
-		const uint64_t *key, const uint32_t *lab, int64_t i,
-		uint64_t *nkey, uint32_t *nlab)
+RefStep(const WsGrid *g, const uint32_t *lv, const uint64_t *key,
+		const uint32_t *lab, int64_t i, uint64_t *nkey, uint32_t *nlab)
 {
 	int64_t		x = i % g->width,
 				y = i / g->width;
-	uint64_t	k = WsBase(g, lv[i]);
-	int			best = -1;
+	bool		mk = g->markers != NULL;
+	uint64_t	k = WsBase(mk, lv[i]);
+	int			p = WsPointer(g, lv, key, x, y);
+	uint32_t	ml = (uint32_t) i + 1;
 	uint32_t	l;
 
 	for (int j = 0; j < g->conn; j++)
 	{
 		int64_t		v = WsNeighbour(g, lv, x, y, j);
 
-		if (v >= 0 && WsCand(key[v], lv[i]) < k)
+		if (v < 0)
+			continue;
+		if (WsCand(key[v], lv[i]) < k)
 			k = WsCand(key[v], lv[i]);
+		if (WsSameMinimum(mk, key[v], lv[i]) && lab[v] < ml)
+			ml = lab[v];
 	}
-	if (WsKeyD(k) != PB_WS_INF)
-		best = WsPointer(g, lv, key, x, y, k);
-	if (best >= 0)
-		l = lab[WsNeighbour(g, lv, x, y, best)];
-	else if (g->markers == NULL)
-	{
-		/* a minimum so far: the least first index over its plateau */
-		l = (uint32_t) i + 1;
-		for (int j = 0; j < g->conn; j++)
-		{
-			int64_t		v = WsNeighbour(g, lv, x, y, j);
-
-			if (v >= 0 && !seed[v] && lv[v] == lv[i] && WsKeyD(key[v]) == PB_WS_INF && lab[v] < l)
-				l = lab[v];
-		}
-	}
-	else
-		l = 0;					/* not reached from any marker (yet) */
+	l = WsStepLabel(mk, k, p >= 0 ? lab[WsNeighbour(g, lv, x, y, p)] : 0, ml);
 	*nkey = k;
 	*nlab = l;
 	return k != key[i] || l != lab[i];
@@ -93,7 +83,7 @@ PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels)
 	{
 		lv[i] = PbWsLevel(spec, i);
 		seed[i] = lv[i] != PB_WS_INF && spec->markers && spec->markers[i] != 0;
-		key[i] = seed[i] ? WsKey(lv[i], 0) : WsBase(&g, lv[i]);
+		key[i] = seed[i] ? WsKey(lv[i], 0) : WsBase(spec->markers != NULL, lv[i]);
 		lab[i] = seed[i] ? spec->markers[i] : (spec->markers ? 0 : (uint32_t) i + 1);
 		if (lv[i] == PB_WS_INF)
 			lab[i] = 0;
@@ -106,7 +96,7 @@ PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels)
 			nkey[i] = key[i];
 			nlab[i] = lab[i];
 			if (lv[i] != PB_WS_INF && !seed[i] &&
-				RefStep(&g, lv, seed, key, lab, i, &nkey[i], &nlab[i]))
+				RefStep(&g, lv, key, lab, i, &nkey[i], &nlab[i]))
 				changed = true;
 		}
 		{

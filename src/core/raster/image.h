@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "../base/pb_base.h"
+#include "../base/pb_xpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,26 @@ typedef enum PbPixType
 	PB_PIX_16BUI,				/* uint16 */
 	PB_PIX_32BF					/* float */
 } PbPixType;
+
+/*
+ * Bytes per pixel of a type, 0 for a value that is not one; PB_XPU: the
+ * kernels size their buffers with it too.
+ */
+PB_XPU size_t
+PbPixSize(PbPixType type)
+{
+	switch (type)
+	{
+		case PB_PIX_1BB:
+		case PB_PIX_8BUI:
+			return 1;
+		case PB_PIX_16BUI:
+			return 2;
+		case PB_PIX_32BF:
+			return 4;
+	}
+	return 0;
+}
 
 /* One band of pixels, row-major, width * height elements of type. */
 typedef struct PbImage
@@ -50,9 +71,6 @@ typedef enum PbReconOp
 	PB_RECON_ERODE
 } PbReconOp;
 
-/* Bytes per pixel of a type. */
-size_t		PbPixSize(PbPixType type);
-
 /*
  * Reconstruct marker under mask in place (same size and type; 4 or 8
  * connectivity).  The marker must already lie under the mask (above it,
@@ -69,11 +87,12 @@ PbStatus PbReconstructCpu(PbImage *marker, const PbImage *mask,
 PbStatus PbReconClip(PbImage *marker, const PbImage *mask, PbReconOp op);
 
 /*
- * Sequential reference reconstruction (Vincent's hybrid algorithm on the
- * whole image, one thread); PbReconstructCpu must equal it.
+ * PB_ERR_BADARG unless marker and mask (same size and type, a known type,
+ * pixel data when there are pixels), connectivity (4 or 8) and op are
+ * arguments the reconstruction accepts, PB_OK when they are.
  */
-PbStatus PbReconstructSeq(PbImage *marker, const PbImage *mask,
-								int connectivity, PbReconOp op);
+PbStatus	PbReconCheck(const PbImage *marker, const PbImage *mask,
+						 int connectivity, PbReconOp op);
 
 /*
  * Exact Euclidean distance transform.  fg[i] != 0 marks foreground; each

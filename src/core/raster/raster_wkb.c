@@ -47,23 +47,6 @@ PbWkbPixName(int wkb_type)
 	return wkb_type >= 0 && wkb_type < 12 ? names[wkb_type] : "unknown";
 }
 
-/* Bytes per pixel of a compute type. */
-size_t
-PbPixSize(PbPixType type)
-{
-	switch (type)
-	{
-		case PB_PIX_1BB:
-		case PB_PIX_8BUI:
-			return 1;
-		case PB_PIX_16BUI:
-			return 2;
-		case PB_PIX_32BF:
-			return 4;
-	}
-	return 0;
-}
-
 /* Fill err and return false. */
 static bool
 Fail(PbError *err, PbStatus code, const char *msg)
@@ -92,42 +75,91 @@ HostIsNdr(void)
 	return *(const uint8_t *) &one == 1;
 }
 
-/* A value of a WKB pixel type at p, as a double. */
-static double
-ReadValue(const uint8_t *p, int wkb_type, bool swap)
+/* An unsigned integer of n bytes (2, 4 or 8) at p, its bytes reversed when swap is set. */
+static inline uint64_t
+LoadUint(const uint8_t *p, int n, bool swap)
 {
-	union
-	{
-		uint8_t		u8;
-		int8_t		i8;
-		uint16_t	u16;
-		int16_t		i16;
-		uint32_t	u32;
-		int32_t		i32;
-		float		f32;
-		double		f64;
-	}			v;
+	uint16_t	u16;
+	uint32_t	u32;
+	uint64_t	u64;
 
-	ReadBytes(&v, p, PbWkbPixBytes(wkb_type), swap);
+	switch (n)
+	{
+		case 2:
+			memcpy(&u16, p, 2);
+			return swap ? __builtin_bswap16(u16) : u16;
+		case 4:
+			memcpy(&u32, p, 4);
+			return swap ? __builtin_bswap32(u32) : u32;
+		default:
+			memcpy(&u64, p, 8);
+			return swap ? __builtin_bswap64(u64) : u64;
+	}
+}
+
+/*
+ * n values of a known WKB pixel type at p, as doubles (exact for every
+ * type but 64BF, which is a double already); one loop per type, since
+ * this runs over every pixel of a band.
+ */
+static void
+WkbValues(const uint8_t *p, int wkb_type, bool swap, int64_t n, double *out)
+{
 	switch (wkb_type)
 	{
 		case PB_WKB_8BSI:
-			return v.i8;
+			for (int64_t i = 0; i < n; i++)
+				out[i] = (int8_t) p[i];
+			break;
 		case PB_WKB_16BSI:
-			return v.i16;
+			for (int64_t i = 0; i < n; i++)
+				out[i] = (int16_t) LoadUint(p + 2 * i, 2, swap);
+			break;
 		case PB_WKB_16BUI:
-			return v.u16;
+			for (int64_t i = 0; i < n; i++)
+				out[i] = (uint16_t) LoadUint(p + 2 * i, 2, swap);
+			break;
 		case PB_WKB_32BSI:
-			return v.i32;
+			for (int64_t i = 0; i < n; i++)
+				out[i] = (int32_t) LoadUint(p + 4 * i, 4, swap);
+			break;
 		case PB_WKB_32BUI:
-			return v.u32;
+			for (int64_t i = 0; i < n; i++)
+				out[i] = (uint32_t) LoadUint(p + 4 * i, 4, swap);
+			break;
 		case PB_WKB_32BF:
-			return v.f32;
+			for (int64_t i = 0; i < n; i++)
+			{
+				uint32_t	u = (uint32_t) LoadUint(p + 4 * i, 4, swap);
+				float		f;
+
+				memcpy(&f, &u, 4);
+				out[i] = f;
+			}
+			break;
 		case PB_WKB_64BF:
-			return v.f64;
-		default:
-			return v.u8;
+			for (int64_t i = 0; i < n; i++)
+			{
+				uint64_t	u = LoadUint(p + 8 * i, 8, swap);
+
+				memcpy(&out[i], &u, 8);
+			}
+			break;
+		default:				/* 1BB, 2BUI, 4BUI, 8BUI: one byte */
+			for (int64_t i = 0; i < n; i++)
+				out[i] = p[i];
+			break;
 	}
+}
+
+/* A value of a known WKB pixel type at p, as a double. */
+static double
+ReadValue(const uint8_t *p, int wkb_type, bool swap)
+{
+	double		v;
+
+	WkbValues(p, wkb_type, swap, 1, &v);
+	return v;
 }
 
 /*
@@ -342,6 +374,22 @@ PbRasterReadBand(const PbRasterBand *band, int64_t npixels, void *out, uint8_t *
 	else
 		memset(is_nodata, 0, (size_t) npixels);
 	return nodata_count;
+}
+
+/* Pixels [start, start + n) of an in-db band, as doubles. */
+void
+PbRasterBandValues(const PbRasterBand *band, int64_t start, int64_t n, double *out)
+{
+	WkbValues(band->pixels + start * PbWkbPixBytes(band->wkb_type), band->wkb_type,
+			  band->swap, n, out);
+}
+
+/* Whether PbRasterReadBand can find nodata pixels in band. */
+bool
+PbRasterBandMayHaveNodata(const PbRasterBand *band)
+{
+	/* only a nodata value, the all-nodata flag or floats (NaN) make nodata pixels */
+	return band->has_nodata || band->all_nodata || band->wkb_type == PB_WKB_32BF;
 }
 
 /* Bytes of a raster WKB with the given bands. */

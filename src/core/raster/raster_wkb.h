@@ -86,6 +86,21 @@ bool		PbRasterComputeType(int wkb_type, PbPixType *type);
 int64_t		PbRasterReadBand(const PbRasterBand *band, int64_t npixels,
 							 void *out, uint8_t *is_nodata);
 
+/*
+ * Whether PbRasterReadBand can mark nodata pixels in a band: it has a
+ * nodata value or the all-nodata flag, or holds floats (NaN); when not,
+ * callers skip the per-pixel flags.
+ */
+bool		PbRasterBandMayHaveNodata(const PbRasterBand *band);
+
+/*
+ * Pixels [start, start + n) of an in-db band of any WKB pixel type, as
+ * doubles in native order (exact for every type but 64BF, which is a
+ * double already).
+ */
+void		PbRasterBandValues(const PbRasterBand *band, int64_t start, int64_t n,
+							   double *out);
+
 /* Bytes of a raster WKB with the given bands (their WKB types). */
 size_t		PbRasterWkbSize(const PbRasterHeader *h, int nbands, const int *wkb_types);
 

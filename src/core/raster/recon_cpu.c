@@ -1,11 +1,12 @@
 /*
  * recon_cpu.c: gray-scale morphological reconstruction on the CPU.
  *
- * PbReconstructSeq is Vincent's fast hybrid algorithm on the whole image
- * in place: a raster scan (each pixel takes the best of itself and its
- * already-scanned neighbours N+, clipped by the mask), an anti-raster scan
- * (the same with N-, queueing the pixels that can still improve a
- * neighbour in N-), then FIFO propagation until the queue is empty.
+ * Vincent's fast hybrid algorithm reconstructs an image in place: a
+ * raster scan (each pixel takes the best of itself and its already-scanned
+ * neighbours N+, clipped by the mask), an anti-raster scan (the same with
+ * N-, queueing the pixels that can still improve a neighbour in N-), then
+ * FIFO propagation until the queue is empty.  The tests' reference,
+ * PbReconstructSeq (tests/recon_ref.c), runs it on the whole image.
  *
  * PbReconstructCpu is the tile-based parallelization of Teodoro et al.
  * (section 4 of the IWPP paper): the image is cut into square tiles that
@@ -17,11 +18,11 @@
  * writes), and each tile whose frame changed propagates from the changed
  * frame pixels through a FIFO (or, when that floods much of the tile, by
  * the full algorithm again), until no tile changes a border pixel.  The
- * reconstruction is unique, so the result equals PbReconstructSeq.
+ * reconstruction is unique, so the result equals the whole-image one.
  *
  * Dilation takes maxima under the mask, erosion (the dual) minima above
  * it.  Every pixel type x operation gets its own copy of the kernels from
- * the RECON_DEFINE template, so inner loops compare values directly.
+ * the template recon_template.h, so inner loops compare values directly.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "raster_rules.h"
 
 /*
  * Default tile side.  On 4096^2 images (2 threads) 512 and 1024 beat 256
@@ -49,84 +51,63 @@
 /* PbParallelFor runs at most this many items at once (workers + caller). */
 #define RECON_MAX_SLOTS 257
 
-/* Neighbour offsets: the 4-connected ones first, then the diagonals. */
-static const int recon_dx[8] = {0, -1, 1, 0, -1, 1, -1, 1};
-static const int recon_dy[8] = {-1, 0, 0, 1, -1, -1, 1, 1};
+/* A growable FIFO ring of padded-tile pixel indices (capacity a power of two). */
+typedef struct Queue32
+{
+	int32_t    *buf;
+	size_t		cap;
+	size_t		head;
+	size_t		count;
+} Queue32;
 
-/* Bits of the tile border sides (and corners) a tile changed. */
-#define SIDE_TOP	1u
-#define SIDE_BOTTOM 2u
-#define SIDE_LEFT	4u
-#define SIDE_RIGHT	8u
-#define SIDE_TL		16u
-#define SIDE_TR		32u
-#define SIDE_BL		64u
-#define SIDE_BR		128u
+/* Double the ring (first size 4096), keeping its order; false on no memory. */
+static bool
+Queue32Grow(Queue32 *q)
+{
+	size_t		ncap = q->cap ? q->cap * 2 : 4096;
+	size_t		first = q->cap - q->head;
+	int32_t    *nb;
 
-/*
- * A growable FIFO ring of pixel indices (capacity a power of two): QT with
- * elements IT, QT##Push returning false when memory runs out.
- */
-#define RECON_QUEUE_DEFINE(QT, IT) \
-typedef struct QT \
-{ \
-	IT		   *buf; \
-	size_t		cap; \
-	size_t		head; \
-	size_t		count; \
-} QT; \
-\
-/* Double the ring (first size 4096), keeping its order; false on no memory. */ \
-static bool \
-QT##Grow(QT *q) \
-{ \
-	size_t		ncap = q->cap ? q->cap * 2 : 4096; \
-	size_t		first = q->cap - q->head; \
-	IT		   *nb; \
-\
-	if (ncap > SIZE_MAX / sizeof(IT)) \
-		return false; \
-	nb = malloc(ncap * sizeof(IT)); \
-	if (nb == NULL) \
-		return false; \
-	if (first > q->count) \
-		first = q->count; \
-	if (q->count > 0) \
-	{ \
-		memcpy(nb, q->buf + q->head, first * sizeof(IT)); \
-		memcpy(nb + first, q->buf, (q->count - first) * sizeof(IT)); \
-	} \
-	free(q->buf); \
-	q->buf = nb; \
-	q->cap = ncap; \
-	q->head = 0; \
-	return true; \
-} \
-\
-/* Append v; false when the ring is full and cannot grow. */ \
-static inline bool \
-QT##Push(QT *q, IT v) \
-{ \
-	if (q->count == q->cap && !QT##Grow(q)) \
-		return false; \
-	q->buf[(q->head + q->count) & (q->cap - 1)] = v; \
-	q->count++; \
-	return true; \
-} \
-\
-/* Remove and return the oldest element (the ring must not be empty). */ \
-static inline IT \
-QT##Pop(QT *q) \
-{ \
-	IT			v = q->buf[q->head]; \
-\
-	q->head = (q->head + 1) & (q->cap - 1); \
-	q->count--; \
-	return v; \
+	if (ncap > SIZE_MAX / sizeof(int32_t))
+		return false;
+	nb = malloc(ncap * sizeof(int32_t));
+	if (nb == NULL)
+		return false;
+	if (first > q->count)
+		first = q->count;
+	if (q->count > 0)
+	{
+		memcpy(nb, q->buf + q->head, first * sizeof(int32_t));
+		memcpy(nb + first, q->buf, (q->count - first) * sizeof(int32_t));
+	}
+	free(q->buf);
+	q->buf = nb;
+	q->cap = ncap;
+	q->head = 0;
+	return true;
 }
 
-RECON_QUEUE_DEFINE(Queue64, int64_t)
-RECON_QUEUE_DEFINE(Queue32, int32_t)
+/* Append v; false when the ring is full and cannot grow. */
+static inline bool
+Queue32Push(Queue32 *q, int32_t v)
+{
+	if (q->count == q->cap && !Queue32Grow(q))
+		return false;
+	q->buf[(q->head + q->count) & (q->cap - 1)] = v;
+	q->count++;
+	return true;
+}
+
+/* Remove and return the oldest element (the ring must not be empty). */
+static inline int32_t
+Queue32Pop(Queue32 *q)
+{
+	int32_t		v = q->buf[q->head];
+
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->count--;
+	return v;
+}
 
 /* Dilation: larger values win; erosion: smaller ones. */
 #define BETTER_DIL(a, b) ((a) > (b))
@@ -159,7 +140,7 @@ typedef struct TileCtx
 	size_t		hlen;			/* frame pixels kept per tile */
 	void	   *halos;			/* per tile two frames: last used, gathered */
 	uint8_t    *cur;			/* per tile, which of its frames was last used */
-	uint8_t    *sides;			/* per tile, SIDE_* it changed this round */
+	uint8_t    *sides;			/* per tile, PbNbBlockBits of the pixels it changed */
 	const int64_t *cand;		/* tiles of this round */
 	bool		first;			/* first round: full scans, clip frames */
 	TileSlot   *slots;
@@ -172,8 +153,6 @@ typedef struct TileCtx
 /* The kernels of one pixel type x operation. */
 typedef struct ReconImpl
 {
-	PbStatus (*seq) (void *J, const void *I, int64_t W, int64_t H,
-						   int conn);
 	void		(*clip) (void *J, const void *I, int64_t n);
 	void		(*gather) (TileCtx *c, int64_t tile);
 	void		(*process) (TileCtx *c, int64_t tile, TileSlot *sl);
@@ -221,475 +200,80 @@ FramePos(size_t k, int w, int h, int *fx, int *fy)
 	}
 }
 
-/* SIDE_* bits of a changed border pixel (x, y) of a w x h tile. */
-static inline unsigned
-SideBits(int x, int y, int w, int h)
+/*
+ * The kernels of each pixel type x operation, from recon_template.h;
+ * RT_WORST is the value that never wins.
+ */
+#define RT_PREFIX U8Dil
+#define RT_TYPE uint8_t
+#define RT_BETTER BETTER_DIL
+#define RT_WORST 0
+#include "recon_template.h"
+
+#define RT_PREFIX U8Ero
+#define RT_TYPE uint8_t
+#define RT_BETTER BETTER_ERO
+#define RT_WORST UINT8_MAX
+#include "recon_template.h"
+
+#define RT_PREFIX U16Dil
+#define RT_TYPE uint16_t
+#define RT_BETTER BETTER_DIL
+#define RT_WORST 0
+#include "recon_template.h"
+
+#define RT_PREFIX U16Ero
+#define RT_TYPE uint16_t
+#define RT_BETTER BETTER_ERO
+#define RT_WORST UINT16_MAX
+#include "recon_template.h"
+
+#define RT_PREFIX F32Dil
+#define RT_TYPE float
+#define RT_BETTER BETTER_DIL
+#define RT_WORST (-INFINITY)
+#include "recon_template.h"
+
+#define RT_PREFIX F32Ero
+#define RT_TYPE float
+#define RT_BETTER BETTER_ERO
+#define RT_WORST INFINITY
+#include "recon_template.h"
+
+/*
+ * Whether marker and mask are images reconstruction accepts (same size and
+ * type, known type, data present when there are pixels) and op is one.
+ */
+static bool
+ReconImagesOk(const PbImage *marker, const PbImage *mask, PbReconOp op)
 {
-	bool		t = y == 0,
-				b = y == h - 1,
-				l = x == 0,
-				r = x == w - 1;
-
-	return (t ? SIDE_TOP : 0) | (b ? SIDE_BOTTOM : 0) |
-		(l ? SIDE_LEFT : 0) | (r ? SIDE_RIGHT : 0) |
-		(t && l ? SIDE_TL : 0) | (t && r ? SIDE_TR : 0) |
-		(b && l ? SIDE_BL : 0) | (b && r ? SIDE_BR : 0);
-}
-
-/*
- * The FIFO propagation step from value v (local variables J, I, q, v and
- * updates of the enclosing kernel): improve neighbour n when v beats it
- * and it has not reached its mask, then queue it.  Returns -1 from the
- * kernel when the queue cannot grow.
- */
-#define RECON_VISIT(NAME, BETTER, QT, n) \
-	do { \
-		ptrdiff_t	n_ = (n); \
-		if (BETTER(v, J[n_]) && J[n_] != I[n_]) \
-		{ \
-			J[n_] = NAME##Clip(v, I[n_]); \
-			if (!QT##Push(q, n_)) \
-				return -1; \
-			updates++; \
-		} \
-	} while (0)
-
-/*
- * The kernels for pixel type T under operation BETTER (BETTER_DIL or
- * BETTER_ERO); WORST is the value that never wins (the frame outside the
- * image).
- */
-#define RECON_DEFINE(NAME, T, BETTER, WORST) \
-\
-/* The better of a and b. */ \
-static inline T \
-NAME##Best(T a, T b) \
-{ \
-	return BETTER(b, a) ? b : a; \
-} \
-\
-/* v clipped by mask value m (min for dilation, max for erosion). */ \
-static inline T \
-NAME##Clip(T v, T m) \
-{ \
-	return BETTER(v, m) ? m : v; \
-} \
-\
-/* PbReconClip on n pixels. */ \
-static void \
-NAME##ClipAll(void *Jv, const void *Iv, int64_t n) \
-{ \
-	T		   *J = Jv; \
-	const T    *I = Iv; \
-\
-	for (int64_t i = 0; i < n; i++) \
-		J[i] = NAME##Clip(J[i], I[i]); \
-} \
-\
-/* \
- * Vincent's fast hybrid reconstruction of the W x H image J under I, in \
- * place, checking image bounds (int64 indices: W * H may pass 2^31). \
- */ \
-static PbStatus \
-NAME##Seq(void *Jv, const void *Iv, int64_t W, int64_t H, int conn) \
-{ \
-	T		   *J = Jv; \
-	const T    *I = Iv; \
-	Queue64		qq = {0}; \
-	Queue64    *q = &qq; \
-\
-	for (int64_t y = 0; y < H; y++) \
-		for (int64_t x = 0; x < W; x++) \
-		{ \
-			int64_t		i = y * W + x; \
-			T			v = J[i]; \
-\
-			if (x > 0) \
-				v = NAME##Best(v, J[i - 1]); \
-			if (y > 0) \
-			{ \
-				v = NAME##Best(v, J[i - W]); \
-				if (conn == 8 && x > 0) \
-					v = NAME##Best(v, J[i - W - 1]); \
-				if (conn == 8 && x + 1 < W) \
-					v = NAME##Best(v, J[i - W + 1]); \
-			} \
-			J[i] = NAME##Clip(v, I[i]); \
-		} \
-	for (int64_t y = H - 1; y >= 0; y--) \
-		for (int64_t x = W - 1; x >= 0; x--) \
-		{ \
-			int64_t		i = y * W + x; \
-			int64_t		nb[4]; \
-			int			nn = 0; \
-			T			v = J[i]; \
-\
-			if (x + 1 < W) \
-				nb[nn++] = i + 1; \
-			if (y + 1 < H) \
-			{ \
-				nb[nn++] = i + W; \
-				if (conn == 8 && x > 0) \
-					nb[nn++] = i + W - 1; \
-				if (conn == 8 && x + 1 < W) \
-					nb[nn++] = i + W + 1; \
-			} \
-			for (int k = 0; k < nn; k++) \
-				v = NAME##Best(v, J[nb[k]]); \
-			v = NAME##Clip(v, I[i]); \
-			J[i] = v; \
-			for (int k = 0; k < nn; k++) \
-				if (BETTER(v, J[nb[k]]) && BETTER(I[nb[k]], J[nb[k]])) \
-				{ \
-					if (!Queue64Push(q, i)) \
-					{ \
-						free(qq.buf); \
-						return PB_ERR_NOMEM; \
-					} \
-					break; \
-				} \
-		} \
-	while (q->count > 0) \
-	{ \
-		int64_t		p = Queue64Pop(q); \
-		int64_t		px = p % W, \
-					py = p / W; \
-		T			v = J[p]; \
-\
-		for (int k = 0; k < conn; k++) \
-		{ \
-			int64_t		x = px + recon_dx[k], \
-						y = py + recon_dy[k]; \
-			int64_t		n = y * W + x; \
-\
-			if (x < 0 || x >= W || y < 0 || y >= H) \
-				continue; \
-			if (BETTER(v, J[n]) && J[n] != I[n]) \
-			{ \
-				J[n] = NAME##Clip(v, I[n]); \
-				if (!Queue64Push(q, n)) \
-				{ \
-					free(qq.buf); \
-					return PB_ERR_NOMEM; \
-				} \
-			} \
-		} \
-	} \
-	free(qq.buf); \
-	return PB_OK; \
-} \
-\
-/* \
- * FIFO propagation in a padded tile (stride s) from the queued interior \
- * pixels, until the queue is empty or more than limit updates were made. \
- * Frame pixels have I == J, so they are never updated and every queued \
- * pixel has all its neighbours inside the buffer.  Returns the number of \
- * updates, -1 when out of memory. \
- */ \
-static int64_t \
-NAME##PadRun(T *J, const T *I, ptrdiff_t s, int conn, Queue32 *q, \
-			 int64_t limit) \
-{ \
-	int64_t		updates = 0; \
-\
-	while (q->count > 0 && updates <= limit) \
-	{ \
-		ptrdiff_t	p = Queue32Pop(q); \
-		T			v = J[p]; \
-\
-		RECON_VISIT(NAME, BETTER, Queue32, p - s); \
-		RECON_VISIT(NAME, BETTER, Queue32, p - 1); \
-		RECON_VISIT(NAME, BETTER, Queue32, p + 1); \
-		RECON_VISIT(NAME, BETTER, Queue32, p + s); \
-		if (conn == 8) \
-		{ \
-			RECON_VISIT(NAME, BETTER, Queue32, p - s - 1); \
-			RECON_VISIT(NAME, BETTER, Queue32, p - s + 1); \
-			RECON_VISIT(NAME, BETTER, Queue32, p + s - 1); \
-			RECON_VISIT(NAME, BETTER, Queue32, p + s + 1); \
-		} \
-	} \
-	return updates; \
-} \
-\
-/* \
- * The fast hybrid algorithm on the w x h interior of a padded tile: the \
- * frame takes part in the scans as fixed neighbours, so no bounds checks. \
- * Each row is split into loops the compiler can vectorize (the best of \
- * the neighbours in the other row, into u; which pixels to queue, into \
- * flag) around the one serial loop along the row.  u and flag hold w + 2 \
- * elements.  Returns the number of queue updates, -1 when out of memory. \
- */ \
-static int64_t \
-NAME##PadScan(T *J, const T *I, int w, int h, int conn, T *u, uint8_t *flag, \
-			  Queue32 *q) \
-{ \
-	const ptrdiff_t s = (ptrdiff_t) w + 2; \
-\
-	for (int y = 1; y <= h; y++) \
-	{ \
-		T		   *jr = J + y * s; \
-		const T    *ir = I + y * s; \
-		const T    *ju = jr - s; \
-		T			prev = jr[0]; \
-\
-		if (conn == 8) \
-			for (int x = 1; x <= w; x++) \
-				u[x] = NAME##Best(NAME##Best(ju[x - 1], ju[x]), \
-								  NAME##Best(ju[x + 1], jr[x])); \
-		else \
-			for (int x = 1; x <= w; x++) \
-				u[x] = NAME##Best(ju[x], jr[x]); \
-		for (int x = 1; x <= w; x++) \
-			jr[x] = prev = NAME##Clip(NAME##Best(u[x], prev), ir[x]); \
-	} \
-	for (int y = h; y >= 1; y--) \
-	{ \
-		T		   *jr = J + y * s; \
-		const T    *ir = I + y * s; \
-		const T    *jd = jr + s; \
-		const T    *id = ir + s; \
-		T			next = jr[w + 1]; \
-\
-		if (conn == 8) \
-			for (int x = 1; x <= w; x++) \
-				u[x] = NAME##Best(NAME##Best(jd[x - 1], jd[x]), \
-								  NAME##Best(jd[x + 1], jr[x])); \
-		else \
-			for (int x = 1; x <= w; x++) \
-				u[x] = NAME##Best(jd[x], jr[x]); \
-		for (int x = w; x >= 1; x--) \
-			jr[x] = next = NAME##Clip(NAME##Best(u[x], next), ir[x]); \
-		/* queue p when it can still improve a neighbour in N-(p) */ \
-		if (conn == 8) \
-			for (int x = 1; x <= w; x++) \
-				flag[x] = (uint8_t) ((BETTER(jr[x], jr[x + 1]) & BETTER(ir[x + 1], jr[x + 1])) | \
-									 (BETTER(jr[x], jd[x]) & BETTER(id[x], jd[x])) | \
-									 (BETTER(jr[x], jd[x - 1]) & BETTER(id[x - 1], jd[x - 1])) | \
-									 (BETTER(jr[x], jd[x + 1]) & BETTER(id[x + 1], jd[x + 1]))); \
-		else \
-			for (int x = 1; x <= w; x++) \
-				flag[x] = (uint8_t) ((BETTER(jr[x], jr[x + 1]) & BETTER(ir[x + 1], jr[x + 1])) | \
-									 (BETTER(jr[x], jd[x]) & BETTER(id[x], jd[x]))); \
-		for (int x = w; x >= 1; x--) \
-			if (flag[x] && !Queue32Push(q, (int32_t) (y * s + x))) \
-				return -1; \
-	} \
-	return NAME##PadRun(J, I, s, conn, q, INT64_MAX); \
-} \
-\
-/* \
- * Propagate from frame pixel (fx, fy) of a padded w x h tile into its \
- * interior neighbours, queueing those it improves.  Returns the number of \
- * updates, -1 when out of memory. \
- */ \
-static int64_t \
-NAME##PadSeed(T *J, const T *I, int w, int h, int conn, int fx, int fy, \
-			  Queue32 *q) \
-{ \
-	const ptrdiff_t s = (ptrdiff_t) w + 2; \
-	T			v = J[fy * s + fx]; \
-	int64_t		updates = 0; \
-\
-	for (int k = 0; k < conn; k++) \
-	{ \
-		int			x = fx + recon_dx[k], \
-					y = fy + recon_dy[k]; \
-\
-		if (x >= 1 && x <= w && y >= 1 && y <= h) \
-			RECON_VISIT(NAME, BETTER, Queue32, y * s + x); \
-	} \
-	return updates; \
-} \
-\
-/* Marker value at (x, y) as a frame pixel: WORST outside the image. */ \
-static inline T \
-NAME##FrameAt(const TileCtx *c, int64_t x, int64_t y) \
-{ \
-	const T    *J = c->J; \
-	const T    *I = c->I; \
-\
-	if (x < 0 || y < 0 || x >= c->W || y >= c->H) \
-		return WORST; \
-	if (c->first) \
-		return NAME##Clip(J[y * c->W + x], I[y * c->W + x]); \
-	return J[y * c->W + x]; \
-} \
-\
-/* \
- * Read tile t's frame from the image into its unused frame slot (nobody \
- * writes the image meanwhile).  The first round clips the marker, as the \
- * tile owning the pixel will. \
- */ \
-static void \
-NAME##Gather(TileCtx *c, int64_t t) \
-{ \
-	int64_t		x0, \
-				y0; \
-	int			w, \
-				h; \
-	T		   *f = (T *) c->halos + ((size_t) t * 2 + (c->cur[t] ^ 1)) * c->hlen; \
-	size_t		row; \
-\
-	TileGeom(c, t, &x0, &y0, &w, &h); \
-	row = (size_t) w + 2; \
-	for (int k = 0; k < w + 2; k++) \
-	{ \
-		f[k] = NAME##FrameAt(c, x0 - 1 + k, y0 - 1); \
-		f[row + k] = NAME##FrameAt(c, x0 - 1 + k, y0 + h); \
-	} \
-	for (int k = 0; k < h; k++) \
-	{ \
-		f[2 * row + k] = NAME##FrameAt(c, x0 - 1, y0 + k); \
-		f[2 * row + h + k] = NAME##FrameAt(c, x0 + w, y0 + k); \
-	} \
-} \
-\
-/* \
- * Run tile t on slot sl: in the first round the full hybrid algorithm, \
- * later FIFO propagation from the frame pixels that changed since the \
- * tile last ran (nothing when none did), switching to the full algorithm \
- * from the current state when the flood grows past the seed budget. \
- * Writes the tile back and sets c->sides[t] to the border sides it \
- * changed. \
- */ \
-static void \
-NAME##Process(TileCtx *c, int64_t t, TileSlot *sl) \
-{ \
-	int64_t		x0, \
-				y0; \
-	int			w, \
-				h; \
-	T		   *img = c->J; \
-	const T    *mask = c->I; \
-	const T    *old = (T *) c->halos + ((size_t) t * 2 + c->cur[t]) * c->hlen; \
-	const T    *f = (T *) c->halos + ((size_t) t * 2 + (c->cur[t] ^ 1)) * c->hlen; \
-	T		   *J = sl->J; \
-	T		   *I = sl->I; \
-	ptrdiff_t	s; \
-	size_t		row, \
-				flen, \
-				k = 0; \
-	int64_t		updates = 0; \
-	unsigned	sides = 0; \
-\
-	TileGeom(c, t, &x0, &y0, &w, &h); \
-	s = (ptrdiff_t) w + 2; \
-	row = (size_t) s; \
-	flen = 2 * row + 2 * (size_t) h; \
-	c->sides[t] = 0; \
-	c->cur[t] ^= 1; \
-	if (!c->first) \
-	{ \
-		while (k < flen && old[k] == f[k]) \
-			k++; \
-		if (k == flen) \
-			return; \
-	} \
-	for (int y = 0; y < h; y++) \
-	{ \
-		memcpy(J + (y + 1) * s + 1, img + (y0 + y) * c->W + x0, w * sizeof(T)); \
-		memcpy(I + (y + 1) * s + 1, mask + (y0 + y) * c->W + x0, w * sizeof(T)); \
-	} \
-	for (size_t j = 0; j < flen; j++) \
-	{ \
-		int			fx, \
-					fy; \
-\
-		FramePos(j, w, h, &fx, &fy); \
-		J[fy * s + fx] = I[fy * s + fx] = f[j]; \
-	} \
-	if (c->first) \
-		updates = NAME##PadScan(J, I, w, h, c->conn, sl->row, \
-								 (uint8_t *) ((T *) sl->row + w + 2), &sl->q); \
-	else \
-	{ \
-		for (; k < flen && updates >= 0; k++) \
-		{ \
-			int			fx, \
-						fy; \
-			int64_t		u; \
-\
-			if (old[k] == f[k]) \
-				continue; \
-			FramePos(k, w, h, &fx, &fy); \
-			u = NAME##PadSeed(J, I, w, h, c->conn, fx, fy, &sl->q); \
-			updates = u < 0 ? -1 : updates + u; \
-		} \
-		if (updates > 0) \
-		{ \
-			int64_t		u = NAME##PadRun(J, I, s, c->conn, &sl->q, \
-											 (int64_t) w * h / RECON_SEED_BUDGET); \
-\
-			if (u >= 0 && sl->q.count > 0) \
-			{ \
-				sl->q.count = 0; \
-				u = NAME##PadScan(J, I, w, h, c->conn, sl->row, \
-								 (uint8_t *) ((T *) sl->row + w + 2), &sl->q); \
-			} \
-			updates = u < 0 ? -1 : updates + u; \
-		} \
-	} \
-	if (updates < 0) \
-	{ \
-		sl->q.count = 0; \
-		atomic_store(&c->nomem, 1); \
-		return; \
-	} \
-	if (updates == 0 && !c->first) \
-		return; \
-	for (int y = 0; y < h; y++) \
-	{ \
-		const T    *src = J + (y + 1) * s + 1; \
-		T		   *dst = img + (y0 + y) * c->W + x0; \
-\
-		if (y == 0 || y == h - 1) \
-		{ \
-			for (int x = 0; x < w; x++) \
-				if (src[x] != dst[x]) \
-					sides |= SideBits(x, y, w, h); \
-		} \
-		else \
-		{ \
-			if (src[0] != dst[0]) \
-				sides |= SIDE_LEFT; \
-			if (src[w - 1] != dst[w - 1]) \
-				sides |= SIDE_RIGHT; \
-		} \
-		memcpy(dst, src, w * sizeof(T)); \
-	} \
-	c->sides[t] = (uint8_t) sides; \
-} \
-\
-/* The kernels above, for ReconPick. */ \
-static const ReconImpl NAME##Impl = { \
-	NAME##Seq, NAME##ClipAll, NAME##Gather, NAME##Process \
-};
-
-RECON_DEFINE(U8Dil, uint8_t, BETTER_DIL, 0)
-RECON_DEFINE(U8Ero, uint8_t, BETTER_ERO, UINT8_MAX)
-RECON_DEFINE(U16Dil, uint16_t, BETTER_DIL, 0)
-RECON_DEFINE(U16Ero, uint16_t, BETTER_ERO, UINT16_MAX)
-RECON_DEFINE(F32Dil, float, BETTER_DIL, -INFINITY)
-RECON_DEFINE(F32Ero, float, BETTER_ERO, INFINITY)
-
-/*
- * Check marker and mask (same size and type, known type, data present when
- * there are pixels) and op, and pick the kernels; NULL when they are bad.
- */
-static const ReconImpl *
-ReconPick(const PbImage *marker, const PbImage *mask, PbReconOp op)
-{
-	bool		dil = op == PB_RECON_DILATE;
-
 	if (marker == NULL || mask == NULL ||
 		(op != PB_RECON_DILATE && op != PB_RECON_ERODE) ||
 		marker->width != mask->width || marker->height != mask->height ||
 		marker->type != mask->type || marker->width < 0 || marker->height < 0 ||
 		PbPixSize(marker->type) == 0)
-		return NULL;
-	if (marker->width > 0 && marker->height > 0 &&
-		(marker->data == NULL || mask->data == NULL))
+		return false;
+	return marker->width == 0 || marker->height == 0 ||
+		(marker->data != NULL && mask->data != NULL);
+}
+
+/* Check the arguments of a reconstruction (see image.h). */
+PbStatus
+PbReconCheck(const PbImage *marker, const PbImage *mask, int connectivity,
+			 PbReconOp op)
+{
+	if (!ReconImagesOk(marker, mask, op) || (connectivity != 4 && connectivity != 8))
+		return PB_ERR_BADARG;
+	return PB_OK;
+}
+
+/* Check marker, mask and op and pick the kernels; NULL when they are bad. */
+static const ReconImpl *
+ReconPick(const PbImage *marker, const PbImage *mask, PbReconOp op)
+{
+	bool		dil = op == PB_RECON_DILATE;
+
+	if (!ReconImagesOk(marker, mask, op))
 		return NULL;
 	switch (marker->type)
 	{
@@ -704,7 +288,7 @@ ReconPick(const PbImage *marker, const PbImage *mask, PbReconOp op)
 	return dil ? &F32DilImpl : &F32EroImpl;
 }
 
-/* Clip marker to mask in place (see pb_raster.h). */
+/* Clip marker to mask in place (see image.h). */
 PbStatus
 PbReconClip(PbImage *marker, const PbImage *mask, PbReconOp op)
 {
@@ -716,21 +300,6 @@ PbReconClip(PbImage *marker, const PbImage *mask, PbReconOp op)
 		impl->clip(marker->data, mask->data,
 				   (int64_t) marker->width * marker->height);
 	return PB_OK;
-}
-
-/* Whole-image sequential fast hybrid reconstruction (see pb_raster.h). */
-PbStatus
-PbReconstructSeq(PbImage *marker, const PbImage *mask, int connectivity,
-				 PbReconOp op)
-{
-	const ReconImpl *impl = ReconPick(marker, mask, op);
-
-	if (impl == NULL || (connectivity != 4 && connectivity != 8))
-		return PB_ERR_BADARG;
-	if (marker->width == 0 || marker->height == 0)
-		return PB_OK;
-	return impl->seq(marker->data, mask->data, marker->width, marker->height,
-					 connectivity);
 }
 
 /*
@@ -801,8 +370,6 @@ static int64_t
 NextRound(const TileCtx *c, const int64_t *ran, int64_t nran, int64_t *next,
 		  int64_t *stamp, int64_t round)
 {
-	static const unsigned bit[8] = {SIDE_TOP, SIDE_LEFT, SIDE_RIGHT,
-	SIDE_BOTTOM, SIDE_TL, SIDE_TR, SIDE_BL, SIDE_BR};
 	int64_t		n = 0;
 
 	for (int64_t i = 0; i < nran; i++)
@@ -815,11 +382,11 @@ NextRound(const TileCtx *c, const int64_t *ran, int64_t nran, int64_t *next,
 			continue;
 		for (int k = 0; k < c->conn; k++)
 		{
-			int64_t		nx = tx + recon_dx[k],
-						ny = ty + recon_dy[k],
+			int64_t		nx = tx + PbNbDx(k),
+						ny = ty + PbNbDy(k),
 						nt = ny * c->ntx + nx;
 
-			if (!(c->sides[t] & bit[k]) || nx < 0 || ny < 0 ||
+			if (!(c->sides[t] & (1u << k)) || nx < 0 || ny < 0 ||
 				nx >= c->ntx || ny >= c->nty || stamp[nt] == round)
 				continue;
 			stamp[nt] = round;
@@ -865,7 +432,7 @@ TileRounds(TileCtx *c, const PbRun *run, int64_t *cand, int64_t *next,
 	return PB_OK;
 }
 
-/* Tiled multi-threaded reconstruction (see pb_raster.h and the top). */
+/* Tiled multi-threaded reconstruction (see image.h and the top). */
 PbStatus
 PbReconstructCpu(PbImage *marker, const PbImage *mask, int connectivity,
 				 PbReconOp op, const PbRun *run)
@@ -881,7 +448,7 @@ PbReconstructCpu(PbImage *marker, const PbImage *mask, int connectivity,
 			   *stamp;
 	PbStatus st = PB_ERR_NOMEM;
 
-	if (impl == NULL || (connectivity != 4 && connectivity != 8) ||
+	if (PbReconCheck(marker, mask, connectivity, op) != PB_OK ||
 		(run != NULL && run->tile < 0))
 		return PB_ERR_BADARG;
 	if (marker->width == 0 || marker->height == 0)

@@ -1,5 +1,5 @@
 /*
- * pb_watershed.h: the watershed transform of pixelbox, pure C (no
+ * watershed.h: the watershed transform of pixelbox, pure C (no
  * PostgreSQL, no CUDA).  One definition, computed three ways with the same
  * labels bit for bit: PbWatershedRef (the synchronous cellular automaton,
  * sequential, for tests), PbWatershedCpu (tiles flooded on threads) and
@@ -59,7 +59,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../base/pb_xpu.h"
 #include "image.h"
+#include "raster_rules.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,10 +80,19 @@ typedef struct PbWatershedSpec
 } PbWatershedSpec;
 
 /*
- * The level of pixel i: the value itself for integer types, the float's
- * bits mapped so that unsigned order is numeric order (-0 as +0) for
- * 32BF; PB_WS_INF for a wall or NaN pixel.  Real levels are below
- * PB_WS_INF (+inf maps to 0xFF800000).
+ * The level of a float height: PbFloatLevel (-0 as +0), PB_WS_INF for NaN
+ * (a wall).  Real levels are below PB_WS_INF (+inf maps to 0xFF800000).
+ * The CPU versions and the kernels both level floats with it.
+ */
+PB_XPU uint32_t
+PbWsFloatLevel(float f)
+{
+	return f != f ? PB_WS_INF : PbFloatLevel(f);
+}
+
+/*
+ * The level of pixel i: the value itself for integer types,
+ * PbWsFloatLevel for 32BF; PB_WS_INF for a wall or NaN pixel.
  */
 static inline uint32_t
 PbWsLevel(const PbWatershedSpec *spec, int64_t i)
@@ -93,20 +104,7 @@ PbWsLevel(const PbWatershedSpec *spec, int64_t i)
 		case PB_PIX_16BUI:
 			return ((const uint16_t *) spec->image.data)[i];
 		case PB_PIX_32BF:
-			{
-				union
-				{
-					float		f;
-					uint32_t	u;
-				}			v;
-
-				v.f = ((const float *) spec->image.data)[i];
-				if (v.f != v.f)
-					return PB_WS_INF;
-				if (v.f == 0.0f)
-					v.u = 0;
-				return (v.u & 0x80000000u) ? ~v.u : (v.u | 0x80000000u);
-			}
+			return PbWsFloatLevel(((const float *) spec->image.data)[i]);
 		default:
 			return ((const uint8_t *) spec->image.data)[i];
 	}

@@ -1,5 +1,5 @@
 /*
- * watershed_cpu.c: the watershed of pb_watershed.h on CPU threads.
+ * watershed_cpu.c: the watershed of watershed.h on CPU threads.
  *
  * Keys: the image is cut into square tiles, coloured in a 2 x 2 pattern
  * so that no two tiles of one colour touch (not even at a corner).  A
@@ -165,8 +165,8 @@ TileCanImprove(const WsCtx *c, int64_t x, int64_t y, int64_t x0, int64_t y0,
 		return false;
 	for (int j = 0; j < c->g.conn; j++)
 	{
-		int64_t		nx = x + ws_dx[j],
-					ny = y + ws_dy[j],
+		int64_t		nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j),
 					v = ny * c->g.width + nx;
 
 		if (nx >= x0 && ny >= y0 && nx < x1 && ny < y1 && c->lv[v] != PB_WS_INF &&
@@ -225,8 +225,8 @@ TileRun(void *arg, int64_t item)
 			continue;			/* superseded */
 		for (int j = 0; j < c->g.conn && ok; j++)
 		{
-			int64_t		nx = x + ws_dx[j],
-						ny = y + ws_dy[j],
+			int64_t		nx = x + PbNbDx(j),
+						ny = y + PbNbDy(j),
 						v;
 			uint64_t	k;
 
@@ -321,7 +321,7 @@ InitRows(void *arg, int64_t item)
 	{
 		c->lv[i] = PbWsLevel(c->spec, i);
 		c->seed[i] = c->lv[i] != PB_WS_INF && m && m[i] != 0;
-		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(&c->g, c->lv[i]);
+		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(m != NULL, c->lv[i]);
 	}
 }
 
@@ -344,7 +344,7 @@ PointerRows(void *arg, int64_t item)
 			int			p = -1;
 
 			if (c->lv[i] != PB_WS_INF && !c->seed[i] && WsKeyD(c->key[i]) != PB_WS_INF)
-				p = WsPointer(&c->g, c->lv, c->key, x, y, c->key[i]);
+				p = WsPointer(&c->g, c->lv, c->key, x, y);
 			c->ptr[i] = p < 0 ? WS_NO_POINTER : (uint8_t) p;
 			if (!c->g.markers && c->lv[i] != PB_WS_INF && WsKeyD(c->key[i]) == PB_WS_INF)
 				c->seed[i] = 1;
@@ -420,7 +420,7 @@ PointerTarget(const WsCtx *c, int64_t i)
 {
 	int			j = c->ptr[i];
 
-	return i + ws_dy[j] * c->g.width + ws_dx[j];
+	return i + PbNbDy(j) * c->g.width + PbNbDx(j);
 }
 
 /*

@@ -1,8 +1,17 @@
 /*
  * watershed_rules.h: the local rules of the watershed definition in
- * pb_watershed.h (keys, candidates, the neighbour order, pointers, line
- * pixels), shared by the reference and the tiled CPU version so both
- * read the definition from one place.  Internal to src/core.
+ * watershed.h, written once for the CPU versions (watershed_cpu.c and
+ * the reference, tests/watershed_ref.c) and the kernels
+ * (cuda/watershed_ca.cu, cuda/watershed_post.cu) as PB_XPU functions:
+ * keys, candidates, the base key, the pointer's tie order, the label a
+ * step gives, and the watershed-line rule.  The neighbour order that
+ * breaks ties is raster_rules.h's.  The kernels keep their own encoding
+ * of walls and seeds (cuda/watershed_gpu.cuh) and decode it before they
+ * apply these rules.
+ *
+ * Below the rules, helpers over the CPU versions' per-pixel arrays
+ * (levels, keys, seeds and labels of the whole image): WsGrid and what
+ * reads it.  Internal to the raster core and the kernels.
  */
 #ifndef PB_WATERSHED_RULES_H
 #define PB_WATERSHED_RULES_H
@@ -10,13 +19,108 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../base/pb_xpu.h"
+#include "raster_rules.h"
 #include "watershed.h"
 
-/* Neighbour offsets in the order that breaks ties (4-connected first). */
-static const int ws_dx[8] = {0, -1, 1, 0, -1, 1, -1, 1};
-static const int ws_dy[8] = {-1, 0, 0, 1, -1, -1, 1, 1};
+/* A key (c, d) as one number whose unsigned order is the lexicographic one. */
+PB_XPU uint64_t
+WsKey(uint32_t c, uint32_t d)
+{
+	return ((uint64_t) c << 32) | d;
+}
 
-/* The shape of the problem, as the rules need it. */
+/* The level part c of a key. */
+PB_XPU uint32_t
+WsKeyC(uint64_t k)
+{
+	return (uint32_t) (k >> 32);
+}
+
+/* The distance part d of a key. */
+PB_XPU uint32_t
+WsKeyD(uint64_t k)
+{
+	return (uint32_t) k;
+}
+
+/*
+ * cand(v, u): what neighbour v with key kv offers a pixel of level lvu:
+ * (lvu, 0) when c(v) < lvu, else (c(v), d(v) + 1), d = INF staying INF.
+ * The + 1 never carries into c: d is INF or below INF - 1.
+ */
+PB_XPU uint64_t
+WsCand(uint64_t kv, uint32_t lvu)
+{
+	return WsKeyC(kv) < lvu ? WsKey(lvu, 0) : kv + (WsKeyD(kv) != PB_WS_INF);
+}
+
+/* base(u) of a non-seed pixel of level lvu (mk: marker-controlled). */
+PB_XPU uint64_t
+WsBase(bool mk, uint32_t lvu)
+{
+	return mk ? WsKey(PB_WS_INF, PB_WS_INF) : WsKey(lvu, PB_WS_INF);
+}
+
+/*
+ * The pointer's order: whether a neighbour offering cand, with key kv,
+ * beats the best so far (offering best, with key bestkey): the smaller
+ * candidate, then the smaller key.  Neighbours are offered in the order
+ * j of raster_rules.h, so on a full tie the earlier one stays.  Started
+ * from (base(u), UINT64_MAX), the fold ends on u's key, and, when its d
+ * is below INF, on the pointer.
+ */
+PB_XPU bool
+WsPrefer(uint64_t cand, uint64_t kv, uint64_t best, uint64_t bestkey)
+{
+	return cand < best || (cand == best && kv < bestkey);
+}
+
+/*
+ * Marker-less, whether a neighbour with key kv shares the plateau of a
+ * pixel of level lvu that no lower pixel reached so far (a minimum so
+ * far, whose pixels take the least label among them): its key is (lvu,
+ * INF).  Marker-less, c(v) is lv(v), so that is "same level, d = INF".
+ */
+PB_XPU bool
+WsSameMinimum(bool mk, uint64_t kv, uint32_t lvu)
+{
+	return !mk && kv == WsKey(lvu, PB_WS_INF);
+}
+
+/*
+ * The label a step gives a non-seed pixel whose key came out as k: its
+ * pointer's label plab when d < INF; else marker-less ml (the least of
+ * its index + 1 and its minimum's labels so far), marker-controlled 0
+ * (not reached from any marker yet).
+ */
+PB_XPU uint32_t
+WsStepLabel(bool mk, uint64_t k, uint32_t plab, uint32_t ml)
+{
+	return WsKeyD(k) != PB_WS_INF ? plab : (mk ? 0u : ml);
+}
+
+/* Whether a neighbour labelled labv belongs to another basin than labu. */
+PB_XPU bool
+WsOtherBasin(uint32_t labu, uint32_t labv)
+{
+	return labv != 0 && labv != labu;
+}
+
+/*
+ * The line rule: labelled non-seed pixel u becomes a line pixel when a
+ * neighbour v of another basin (WsOtherBasin) is a seed or was flooded
+ * before u.  Whether neighbour j of u, with key kv, was flooded before u
+ * (key ku): v has the smaller (key, index), i.e. kv is below ku, or equal
+ * to it and v comes first in row-major order.
+ */
+PB_XPU bool
+WsFloodedBefore(uint64_t kv, uint64_t ku, int j)
+{
+	return kv < ku || (kv == ku && PbNbBefore(j));
+}
+
+/* The shape of the problem, as the CPU versions' helpers need it. */
 typedef struct WsGrid
 {
 	int64_t		width;
@@ -37,52 +141,12 @@ WsGridInit(WsGrid *g, const PbWatershedSpec *spec)
 	g->markers = spec->markers;
 }
 
-/* A key (c, d) as one number whose unsigned order is the lexicographic one. */
-static inline uint64_t
-WsKey(uint32_t c, uint32_t d)
-{
-	return ((uint64_t) c << 32) | d;
-}
-
-/* The level part c of a key. */
-static inline uint32_t
-WsKeyC(uint64_t k)
-{
-	return (uint32_t) (k >> 32);
-}
-
-/* The distance part d of a key. */
-static inline uint32_t
-WsKeyD(uint64_t k)
-{
-	return (uint32_t) k;
-}
-
-/* cand(v, u): what neighbour v with key kv offers a pixel of level lvu. */
-static inline uint64_t
-WsCand(uint64_t kv, uint32_t lvu)
-{
-	uint32_t	c = WsKeyC(kv),
-				d = WsKeyD(kv);
-
-	if (c < lvu)
-		return WsKey(lvu, 0);
-	return WsKey(c, d == PB_WS_INF ? d : d + 1);
-}
-
-/* base(u) of a non-seed pixel of level lvu. */
-static inline uint64_t
-WsBase(const WsGrid *g, uint32_t lvu)
-{
-	return g->markers ? WsKey(PB_WS_INF, PB_WS_INF) : WsKey(lvu, PB_WS_INF);
-}
-
 /* Index of neighbour j of (x, y), or -1 when outside the image or a wall. */
 static inline int64_t
 WsNeighbour(const WsGrid *g, const uint32_t *lv, int64_t x, int64_t y, int j)
 {
-	int64_t		nx = x + ws_dx[j],
-				ny = y + ws_dy[j],
+	int64_t		nx = x + PbNbDx(j),
+				ny = y + PbNbDy(j),
 				v;
 
 	if (nx < 0 || ny < 0 || nx >= g->width || ny >= g->height)
@@ -92,34 +156,37 @@ WsNeighbour(const WsGrid *g, const uint32_t *lv, int64_t x, int64_t y, int j)
 }
 
 /*
- * The pointer of non-seed pixel (x, y) with key k (d < INF): the index j
- * of the neighbour offering k with the smallest (key, j), or -1.
+ * The pointer of non-seed pixel (x, y), from its neighbours' keys: the
+ * index j that WsPrefer picks, or -1 when the key they give it has
+ * d = INF (no pointer).
  */
 static inline int
 WsPointer(const WsGrid *g, const uint32_t *lv, const uint64_t *key,
-		  int64_t x, int64_t y, uint64_t k)
+		  int64_t x, int64_t y)
 {
 	uint32_t	lvu = lv[y * g->width + x];
-	int			best = -1;
-	uint64_t	bestkey = 0;
+	uint64_t	best = WsBase(g->markers != NULL, lvu),
+				bestkey = UINT64_MAX;
+	int			p = -1;
 
 	for (int j = 0; j < g->conn; j++)
 	{
 		int64_t		v = WsNeighbour(g, lv, x, y, j);
 
-		if (v >= 0 && WsCand(key[v], lvu) == k && (best < 0 || key[v] < bestkey))
+		if (v >= 0 && WsPrefer(WsCand(key[v], lvu), key[v], best, bestkey))
 		{
-			best = j;
+			best = WsCand(key[v], lvu);
 			bestkey = key[v];
+			p = j;
 		}
 	}
-	return best;
+	return WsKeyD(best) != PB_WS_INF ? p : -1;
 }
 
 /*
- * Whether labelled pixel i becomes a watershed line pixel: it is not a
- * seed and a neighbour of another basin is a seed or was flooded earlier
- * (smaller (key, index)).  lab holds the labels before any line.
+ * Whether labelled pixel i becomes a watershed line pixel (the line rule
+ * above); it is not one when it is a seed.  lab holds the labels before
+ * any line.
  */
 static inline bool
 WsIsLine(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
@@ -134,8 +201,8 @@ WsIsLine(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
 	{
 		int64_t		v = WsNeighbour(g, lv, x, y, j);
 
-		if (v >= 0 && lab[v] != 0 && lab[v] != lab[i] &&
-			(seed[v] || key[v] < key[i] || (key[v] == key[i] && v < i)))
+		if (v >= 0 && WsOtherBasin(lab[i], lab[v]) &&
+			(seed[v] || WsFloodedBefore(key[v], key[i], j)))
 			return true;
 	}
 	return false;

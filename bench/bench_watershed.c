@@ -72,7 +72,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include "../cuda/raster_gpu_test.h"
+#include "../cuda/pb_raster_gpu_test.h"
 #endif
 
 #define BENCH_RUNS 3			/* timed runs after the warm-up */

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "raster_gpu_test.h"
+#include "pb_raster_gpu_test.h"
 #include "watershed_gpu.cuh"
 
 #define WS_STAGE_BYTES ((size_t) 64 << 20)	/* input rows staged at once */

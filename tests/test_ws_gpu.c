@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "../cuda/pb_raster_gpu.h"
-#include "../cuda/raster_gpu_test.h"
+#include "../cuda/pb_raster_gpu_test.h"
 #include "../src/core/raster/pb_raster.h"
 #include "harness.h"
 

@@ -1,5 +1,5 @@
 /*
- * pixelbox_kernel.cu: the PixelBox kernel (Wang et al., VLDB 2012, sec. 3,
+ * pixelbox_kernels.cu: the PixelBox kernel (Wang et al., VLDB 2012, sec. 3,
  * Algorithm 1) for rectilinear integer polygon pairs.
  *
  * One thread block per pair (grid-stride over pairs).  The intersection of
@@ -20,7 +20,7 @@
  */
 #include <cuda_runtime.h>
 
-#include "gpu_layout.h"
+#include "polygon_gpu.cuh"
 #include "../src/core/geom/pixelbox_rules.h"
 
 #define PB_THREADS 64			/* n: threads per block */

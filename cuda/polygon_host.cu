@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "gpu_context.cuh"
-#include "gpu_layout.h"
+#include "polygon_gpu.cuh"
 extern "C"
 {
 #include "../src/core/base/pb_base.h"

@@ -1,9 +1,9 @@
 /*
- * gpu_layout.h: a submission as the kernels see it, shared by the runtime
+ * polygon_gpu.cuh: a submission as the kernels see it, shared by the runtime
  * (which packs it) and the kernels (which read it).  CUDA-only header.
  */
-#ifndef PB_GPU_LAYOUT_H
-#define PB_GPU_LAYOUT_H
+#ifndef PB_POLYGON_GPU_CUH
+#define PB_POLYGON_GPU_CUH
 
 #include <stdint.h>
 
@@ -59,4 +59,4 @@ cudaError_t PbLaunchPixelBox(const GBatch &batch, int pixel_only, int sm_count,
 /* Launch the MBR filter kernel over the filter parts (none: nothing). */
 cudaError_t PbLaunchFilter(const GBatch &batch, int sm_count, cudaStream_t stream);
 
-#endif							/* PB_GPU_LAYOUT_H */
+#endif							/* PB_POLYGON_GPU_CUH */

@@ -1,5 +1,5 @@
 /*
- * raster_gpu_test.h: hooks of the raster kernels for the tests and the
+ * pb_raster_gpu_test.h: hooks of the raster kernels for the tests and the
  * benchmark only, so they can force rare paths or baselines.
  * Not part of the interface of pb_raster_gpu.h; no CUDA types here.
  */

@@ -1,5 +1,5 @@
 /*
- * watershed_post.cu: the kernels around the automaton of the GPU
+ * watershed_post_kernels.cu: the kernels around the automaton of the GPU
  * watershed: encoding a region's walls and seeds from the staged input
  * rows, and finishing an untiled run on the device:
  * the watershed lines (one bit per pixel, from the labels before any

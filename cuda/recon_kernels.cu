@@ -42,7 +42,7 @@
 #include <string.h>
 
 #include "raster_gpu_common.cuh"
-#include "raster_gpu_test.h"
+#include "pb_raster_gpu_test.h"
 #include "../src/core/raster/raster_rules.h"
 
 #define RC_THREADS 256			/* threads per propagation block */

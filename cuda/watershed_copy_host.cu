@@ -1,5 +1,5 @@
 /*
- * watershed_copy.cu: copies between the caller's pageable memory and the
+ * watershed_copy_host.cu: copies between the caller's pageable memory and the
  * device for the GPU watershed, several times faster than a plain
  * cudaMemcpy from pageable memory (which one thread stages through a
  * driver buffer): WS_COPY_THREADS threads each move a band of rows through

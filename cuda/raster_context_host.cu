@@ -1,5 +1,5 @@
 /*
- * raster_gpu_runtime.cu: the raster side of a PbGpu context (see
+ * raster_context_host.cu: the raster side of a PbGpu context (see
  * raster_gpu_common.cuh and gpu_context.cuh): made on the first raster
  * call and kept with the context, so repeated calls reuse the stream, the
  * events, the pinned counters and the device memory cached in the pool.

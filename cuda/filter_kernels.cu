@@ -1,5 +1,5 @@
 /*
- * filter_kernel.cu: the MBR filter on the device, for the filter parts of a
+ * filter_kernels.cu: the MBR filter on the device, for the filter parts of a
  * submission (tile tasks whose filter work migrated to the GPU).
  *
  * A filter part pairs the shapes of set a = [0, split) with those of set
@@ -19,7 +19,7 @@
  */
 #include <cuda_runtime.h>
 
-#include "gpu_layout.h"
+#include "polygon_gpu.cuh"
 #include "../src/core/geom/box_float4.h"
 
 #define PB_FILTER_THREADS 128	/* rows per block, and columns per tile */

@@ -1,5 +1,5 @@
 /*
- * watershed_host.cu: the host steps of a tiled GPU watershed, whose state
+ * watershed_tiled_host.cu: the host steps of a tiled GPU watershed, whose state
  * lives in host memory between tile runs: filling the initial state, the
  * numbering of the minima and the watershed lines over the whole image
  * once every tile has settled (untiled runs do both on the device,

@@ -1,5 +1,5 @@
 /*
- * watershed_kernel.cu: PbGpuWatershed, the watershed of
+ * watershed_host.cu: PbGpuWatershed, the watershed of
  * src/core/pb_watershed.h on the GPU (the artifact-free block-asynchronous
  * cellular automaton of watershed_ca.cu).
  *

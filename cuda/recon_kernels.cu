@@ -1,6 +1,7 @@
 /*
- * recon_kernel.cu: gray-scale morphological reconstruction on the GPU
- * (PbGpuReconstruct), the FH_GPU / IWPP algorithm of Teodoro et al.:
+ * recon_kernels.cu: the kernels of gray-scale morphological
+ * reconstruction on the GPU (PbGpuReconstruct, whose host driver is
+ * recon_host.cu), the FH_GPU / IWPP algorithm of Teodoro et al.:
  *
  *  1. Initial propagation by parallel raster and anti-raster scans, each
  *     decomposed into a row-wise pass (one warp per row; the update
@@ -31,48 +32,19 @@
  * Reconstruction is the unique fixpoint, reached from any partial result,
  * hence equal to the CPU's.
  *
- * Images larger than memory_budget are cut into tiles, each loaded with a
- * one-pixel halo of its neighbours' current values; tiles whose halo
- * changed (a neighbour's border moved) are processed again until none is
- * left, which reaches the same fixpoint.
+ * Below the kernels, their launchers (recon_gpu.cuh): the launch shape of
+ * each kernel, and the table of one (operation, connectivity, pixel
+ * size) that the host driver launches through.
  */
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "raster_gpu_common.cuh"
-#include "pb_raster_gpu_test.h"
+#include "recon_gpu.cuh"
 #include "../src/core/raster/raster_rules.h"
 
 #define RC_THREADS 256			/* threads per propagation block */
 #define RC_BQ_CAP (16 * RC_THREADS) /* block queue in shared memory */
 #define RC_MAX_PUSH (8 * RC_THREADS)	/* most items one sub-round can queue */
 #define RC_COL_DEPTH 8			/* rows a column-pass thread loads ahead */
-#define RC_MAX_ITERS 1024		/* queue iterations of a block per launch */
-#define RC_MAX_ITEMS (1u << 18) /* items a block may process per launch */
-#define RC_MIN_BLOCK_Q 256		/* smallest global queue of a block */
-#define RC_MAX_BLOCK_Q (1u << 20)	/* largest global queue of a block */
-#define RC_MAX_TILE_PIX ((size_t) 1 << 30)	/* pixel indices stay int */
-
-/* Counters shared by host and device (words of the device array). */
-enum
-{
-	RC_N0 = 0,					/* items in queue 0 */
-	RC_N1 = 1,					/* items in queue 1 */
-	RC_DONE = 2,				/* blocks whose queue ran empty this launch */
-	RC_OVF = 3,					/* an item was dropped this launch */
-	RC_NWORDS = 4
-};
-
-static unsigned rc_test_block_q;	/* tests: forced per-block capacity */
-
-/* Tests only: force the per-block global queue capacity (0: automatic). */
-extern "C" void
-PbGpuReconTestQueue(unsigned items_per_block)
-{
-	rc_test_block_q = items_per_block;
-}
 
 /* ---------------------------------------------------------------------- */
 /* value maps */
@@ -374,25 +346,6 @@ Detect(const int *J, const int *I, int w, int h, int *q, unsigned *n, unsigned c
 	}
 }
 
-/* What a propagation launch works on. */
-struct PropArgs
-{
-	int		   *J;
-	const int  *I;
-	int			w,
-				h;
-	const int  *qin;			/* this launch's items ... */
-	const unsigned *nin;		/* ... and their number (capped at cap_in) */
-	unsigned	cap_in;
-	int		   *regions;		/* 2 global queues of cb items per block */
-	unsigned	cb;
-	int		   *qnext;			/* items left at the end of the launch */
-	unsigned   *nnext;
-	unsigned   *ctl;			/* RC_DONE, RC_OVF */
-	int			max_iters;
-	unsigned	max_items;
-};
-
 /*
  * Copy the block queue bq[0, cur) to the block's global queue out at
  * *out_n (every thread keeps the same *out_n); items past cb are dropped
@@ -573,34 +526,15 @@ Propagate(PropArgs a)
 }
 
 /* ---------------------------------------------------------------------- */
-/* host side */
+/* launchers (recon_gpu.cuh) */
 
-/* How one call runs: sizes, tiles and device buffers. */
-struct ReconPlan
+/* key(src) into J for n pixels of type T, on grid blocks of 256. */
+template <typename T>
+static void
+LaunchLoadKeys(const void *src, int *J, size_t n, cudaStream_t s, int grid)
 {
-	int			w,
-				h;
-	size_t		ps;				/* bytes per pixel of the type */
-	int			tw,
-				th;				/* tile interior (the image when untiled) */
-	int			ntx,
-				nty;
-	size_t		tile_pix;		/* most pixels of a tile with its halo */
-	unsigned	nblocks;		/* propagation blocks */
-	unsigned	cb;				/* global queue of a block */
-};
-
-/* Kernels of one (operation, connectivity) pair. */
-struct ReconKernels
-{
-	void		(*row_f) (int *, const int *, int, int);
-	void		(*row_b) (int *, const int *, int, int);
-	void		(*col_f) (int *, const int *, int, int);
-	void		(*col_b) (int *, const int *, int, int);
-	void		(*detect) (const int *, const int *, int, int, int *, unsigned *, unsigned);
-	void		(*prop) (PropArgs);
-	void		(*load_mask) (const void *, int *, int *, size_t, cudaStream_t, int);
-};
+	LoadKeys<T><<<grid, 256, 0, s>>>((const T *) src, J, n);
+}
 
 /* The loading kernel of a pixel type, erased to one signature. */
 template <typename T, bool ER>
@@ -610,255 +544,51 @@ LaunchLoadMask(const void *src, int *I, int *J, size_t n, cudaStream_t s, int gr
 	LoadMask<T, ER><<<grid, 256, 0, s>>>((const T *) src, I, J, n);
 }
 
-/* Blocks and per-block queue for a tile of npix pixels. */
+/* The pixel values of J into dst of type T for n pixels, on grid blocks of 256. */
+template <typename T>
 static void
-QueueShape(size_t npix, int sms, int occ, unsigned *nblocks, unsigned *cb)
+LaunchStoreKeys(const int *J, void *dst, size_t n, cudaStream_t s, int grid)
 {
-	size_t		nbk = (size_t) sms * (occ > 0 ? occ : 1);
-	size_t		want = npix / 4096 + 1;
-	size_t		c;
-
-	if (want < nbk)
-		nbk = want;
-	c = npix / (8 * nbk);
-	if (c < RC_MIN_BLOCK_Q)
-		c = RC_MIN_BLOCK_Q;
-	if (c > RC_MAX_BLOCK_Q)
-		c = RC_MAX_BLOCK_Q;
-	if (rc_test_block_q > 0)
-		c = rc_test_block_q;
-	*nblocks = (unsigned) nbk;
-	*cb = (unsigned) c;
-}
-
-/* Device bytes a tile of npix pixels needs (see RunTile's buffers). */
-static size_t
-TileBytes(size_t npix, size_t ps, int sms, int occ)
-{
-	unsigned	nbk,
-				cb;
-
-	QueueShape(npix, sms, occ, &nbk, &cb);
-	/* J, I, staging, queues in + next + 2 regions, counters, slack */
-	return npix * (8 + ps) + (size_t) 4 * nbk * cb * sizeof(int) + 4096;
+	StoreKeys<T><<<grid, 256, 0, s>>>(J, (T *) dst, n);
 }
 
 /*
- * Choose the tiles: the whole image when it fits the budget, else the
- * largest square interior (plus halo) that does.  -1 when nothing fits.
+ * The raster and anti-raster scans of a w x h tile: rows (a warp per row,
+ * 8 rows per block) and columns (a thread per column), each way.
  */
-static int
-PlanTiles(ReconPlan *pl, size_t budget, int sms, int occ)
+template <bool ER, bool C8>
+static void
+LaunchScans(int *J, const int *I, int w, int h, cudaStream_t s)
 {
-	size_t		npix = (size_t) pl->w * pl->h;
-	long		s;
-
-	pl->tw = pl->w;
-	pl->th = pl->h;
-	if (npix > RC_MAX_TILE_PIX || TileBytes(npix, pl->ps, sms, occ) > budget)
-	{
-		long		lo = 0,
-					hi = pl->w > pl->h ? pl->w : pl->h;
-
-		while (lo < hi)			/* largest s whose tile fits */
-		{
-			long		mid = (lo + hi + 1) / 2;
-			size_t		side_w = (size_t) (mid < pl->w ? mid : pl->w) + 2;
-			size_t		side_h = (size_t) (mid < pl->h ? mid : pl->h) + 2;
-
-			if (side_w * side_h <= RC_MAX_TILE_PIX &&
-				TileBytes(side_w * side_h, pl->ps, sms, occ) <= budget)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
-		s = lo;
-		if (s < 1)
-			return -1;
-		pl->tw = s < pl->w ? (int) s : pl->w;
-		pl->th = s < pl->h ? (int) s : pl->h;
-	}
-	pl->ntx = (pl->w + pl->tw - 1) / pl->tw;
-	pl->nty = (pl->h + pl->th - 1) / pl->th;
-	pl->tile_pix = (size_t) (pl->tw + (pl->ntx > 1 ? 2 : 0)) * (pl->th + (pl->nty > 1 ? 2 : 0));
-	QueueShape(pl->tile_pix, sms, occ, &pl->nblocks, &pl->cb);
-	return 0;
+	RowScan<ER, false><<<(unsigned) ((h * 32 + 255) / 256), 256, 0, s>>>(J, I, w, h);
+	ColScan<ER, C8, false><<<(unsigned) ((w + 31) / 32), 32, 0, s>>>(J, I, w, h);
+	RowScan<ER, true><<<(unsigned) ((h * 32 + 255) / 256), 256, 0, s>>>(J, I, w, h);
+	ColScan<ER, C8, true><<<(unsigned) ((w + 31) / 32), 32, 0, s>>>(J, I, w, h);
 }
 
-/* Device buffers of a call, reused by every tile. */
-struct ReconBufs
+/* The initial wavefront into q[0, cap), counted in *n, on grid blocks of 256. */
+template <bool ER, bool C8>
+static void
+LaunchDetect(const int *J, const int *I, int w, int h, int *q, unsigned *n, unsigned cap,
+			 cudaStream_t s, int grid)
 {
-	int		   *J,
-			   *I;
-	void	   *stage;			/* pixels of the native type */
-	int		   *q[2];			/* input / next queues, nblocks * cb each */
-	int		   *regions;		/* 2 * nblocks * cb */
-	unsigned   *cnt;			/* RC_NWORDS counters */
-};
-
-/* The grid of an elementwise kernel over n items. */
-static int
-ElemGrid(size_t n, int sms)
-{
-	size_t		g = (n + 255) / 256;
-	size_t		most = (size_t) sms * 16;
-
-	return (int) (g < 1 ? 1 : g > most ? most : g);
+	Detect<ER, C8><<<grid, 256, 0, s>>>(J, I, w, h, q, n, cap);
 }
 
-/*
- * Reconstruct one tile: pixels [x0, x1) x [y0, y1) of the interior, loaded
- * with the halo [rx0, rx1) x [ry0, ry1); the interior is written back into
- * marker.  0, 1 when polled to stop, -1 with a reason.
- */
-static int
-RunTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
-		PbImage *marker, const PbImage *mask, int x0, int y0, int x1, int y1,
-		PbPollFn poll, void *poll_arg, PbRasterGpuStats *st, char *err, size_t err_len)
+/* One propagation launch of grid blocks of RC_THREADS. */
+template <bool ER, bool C8>
+static void
+LaunchPropagate(PropArgs a, cudaStream_t s, unsigned grid)
 {
-	int			rx0 = x0 > 0 && pl->ntx > 1 ? x0 - 1 : x0;
-	int			ry0 = y0 > 0 && pl->nty > 1 ? y0 - 1 : y0;
-	int			rx1 = x1 < pl->w && pl->ntx > 1 ? x1 + 1 : x1;
-	int			ry1 = y1 < pl->h && pl->nty > 1 ? y1 + 1 : y1;
-	int			rw = rx1 - rx0,
-				rh = ry1 - ry0;
-	size_t		n = (size_t) rw * rh;
-	size_t		ps = pl->ps;
-	size_t		off = ((size_t) ry0 * pl->w + rx0) * ps;
-	int			eg = ElemGrid(n, c->sms);
-	int			in = 0;			/* which queue is the input */
-	int			detect = 1;		/* find the wavefront before propagating */
-	int			pending = 0;	/* items were dropped: find it again later */
-	unsigned	qcap = pl->nblocks * pl->cb;
-	unsigned	nitems = 0;
-	PropArgs	pa;
+	Propagate<ER, C8><<<grid, RC_THREADS, 0, s>>>(a);
+}
 
-	/* load marker and mask */
-	RG_TRY(RgTimeStart(c), "timing");
-	RG_TRY(cudaMemcpy2DAsync(b->stage, rw * ps, (const char *) marker->data + off,
-							 (size_t) pl->w * ps, rw * ps, rh, cudaMemcpyHostToDevice,
-							 c->stream), "copying the marker to the GPU");
-	switch (pl->ps)
-	{
-		case 1:
-			LoadKeys<uint8_t><<<eg, 256, 0, c->stream>>>((const uint8_t *) b->stage, b->J, n);
-			break;
-		case 2:
-			LoadKeys<uint16_t><<<eg, 256, 0, c->stream>>>((const uint16_t *) b->stage, b->J, n);
-			break;
-		default:
-			LoadKeys<float><<<eg, 256, 0, c->stream>>>((const float *) b->stage, b->J, n);
-			break;
-	}
-	RG_TRY(cudaGetLastError(), "launching the marker conversion");
-	RG_TRY(cudaMemcpy2DAsync(b->stage, rw * ps, (const char *) mask->data + off,
-							 (size_t) pl->w * ps, rw * ps, rh, cudaMemcpyHostToDevice,
-							 c->stream), "copying the mask to the GPU");
-	kr->load_mask(b->stage, b->I, b->J, n, c->stream, eg);
-	RG_TRY(cudaGetLastError(), "launching the mask conversion");
-	RG_TRY(RgTimeEnd(c, &st->transfer_ms), "loading the tile");
-
-	/* raster and anti-raster scans */
-	RG_TRY(RgTimeStart(c), "timing");
-	kr->row_f<<<(unsigned) ((rh * 32 + 255) / 256), 256, 0, c->stream>>>(b->J, b->I, rw, rh);
-	kr->col_f<<<(unsigned) ((rw + 31) / 32), 32, 0, c->stream>>>(b->J, b->I, rw, rh);
-	kr->row_b<<<(unsigned) ((rh * 32 + 255) / 256), 256, 0, c->stream>>>(b->J, b->I, rw, rh);
-	kr->col_b<<<(unsigned) ((rw + 31) / 32), 32, 0, c->stream>>>(b->J, b->I, rw, rh);
-	RG_TRY(cudaGetLastError(), "launching the raster scans");
-	RG_TRY(RgTimeEnd(c, &st->kernel_ms), "running the raster scans");
-
-	/* the queue phase, polled between rounds */
-	memset(&pa, 0, sizeof(pa));
-	pa.J = b->J;
-	pa.I = b->I;
-	pa.w = rw;
-	pa.h = rh;
-	pa.cap_in = qcap;
-	pa.regions = b->regions;
-	pa.cb = pl->cb;
-	pa.ctl = b->cnt;
-	pa.max_iters = RC_MAX_ITERS;
-	pa.max_items = RC_MAX_ITEMS;
-	for (;;)
-	{
-		if (RgStop(poll, poll_arg))
-			return 1;
-		if (detect)
-		{
-			RG_TRY(RgTimeStart(c), "timing");
-			RG_TRY(cudaMemsetAsync(&b->cnt[in], 0, sizeof(unsigned), c->stream),
-				   "clearing a counter");
-			kr->detect<<<ElemGrid(n, c->sms), 256, 0, c->stream>>>(b->J, b->I, rw, rh,
-																   b->q[in], &b->cnt[in], qcap);
-			RG_TRY(cudaGetLastError(), "launching the wavefront detection");
-			RG_TRY(cudaMemcpyAsync(c->h_small, b->cnt, RC_NWORDS * sizeof(unsigned),
-								   cudaMemcpyDeviceToHost, c->stream), "reading counters");
-			RG_TRY(RgTimeEnd(c, &st->kernel_ms), "finding the wavefront");
-			nitems = c->h_small[in];
-			if (nitems > qcap)
-			{
-				nitems = qcap;
-				pending = 1;
-				st->overflows++;
-			}
-			detect = 0;
-		}
-		if (nitems == 0)
-		{
-			if (!pending)
-				break;
-			pending = 0;
-			detect = 1;
-			continue;
-		}
-		RG_TRY(RgTimeStart(c), "timing");
-		RG_TRY(cudaMemsetAsync(&b->cnt[!in], 0, sizeof(unsigned), c->stream),
-			   "clearing a counter");
-		RG_TRY(cudaMemsetAsync(&b->cnt[RC_DONE], 0, 2 * sizeof(unsigned), c->stream),
-			   "clearing a counter");
-		pa.qin = b->q[in];
-		pa.nin = &b->cnt[in];
-		pa.qnext = b->q[!in];
-		pa.nnext = &b->cnt[!in];
-		kr->prop<<<pl->nblocks, RC_THREADS, 0, c->stream>>>(pa);
-		RG_TRY(cudaGetLastError(), "launching the wavefront propagation");
-		RG_TRY(cudaMemcpyAsync(c->h_small, b->cnt, RC_NWORDS * sizeof(unsigned),
-							   cudaMemcpyDeviceToHost, c->stream), "reading counters");
-		RG_TRY(RgTimeEnd(c, &st->kernel_ms), "propagating the wavefront");
-		st->rounds++;
-		if (c->h_small[RC_OVF])
-		{
-			pending = 1;
-			st->overflows++;
-		}
-		in = !in;
-		nitems = c->h_small[in];
-	}
-
-	/* store the interior back */
-	RG_TRY(RgTimeStart(c), "timing");
-	switch (pl->ps)
-	{
-		case 1:
-			StoreKeys<uint8_t><<<eg, 256, 0, c->stream>>>(b->J, (uint8_t *) b->stage, n);
-			break;
-		case 2:
-			StoreKeys<uint16_t><<<eg, 256, 0, c->stream>>>(b->J, (uint16_t *) b->stage, n);
-			break;
-		default:
-			StoreKeys<float><<<eg, 256, 0, c->stream>>>(b->J, (float *) b->stage, n);
-			break;
-	}
-	RG_TRY(cudaGetLastError(), "launching the result conversion");
-	RG_TRY(cudaMemcpy2DAsync((char *) marker->data + ((size_t) y0 * pl->w + x0) * ps,
-							 (size_t) pl->w * ps,
-							 (const char *) b->stage + ((size_t) (y0 - ry0) * rw + (x0 - rx0)) * ps,
-							 rw * ps, (size_t) (x1 - x0) * ps, y1 - y0,
-							 cudaMemcpyDeviceToHost, c->stream), "copying the result back");
-	RG_TRY(RgTimeEnd(c, &st->transfer_ms), "storing the tile");
-	return 0;
-fail:
-	return -1;
+/* Propagation blocks that fit on one multiprocessor, into *occ. */
+template <bool ER, bool C8>
+static cudaError_t
+PropOccupancy(int *occ)
+{
+	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, Propagate<ER, C8>, RC_THREADS, 0);
 }
 
 /* The kernels of one (operation, connectivity) pair and pixel size. */
@@ -868,217 +598,24 @@ KernelsOf(size_t ps)
 {
 	ReconKernels k;
 
-	k.row_f = RowScan<ER, false>;
-	k.row_b = RowScan<ER, true>;
-	k.col_f = ColScan<ER, C8, false>;
-	k.col_b = ColScan<ER, C8, true>;
-	k.detect = Detect<ER, C8>;
-	k.prop = Propagate<ER, C8>;
+	k.load_keys = ps == 1 ? LaunchLoadKeys<uint8_t>
+		: ps == 2 ? LaunchLoadKeys<uint16_t> : LaunchLoadKeys<float>;
 	k.load_mask = ps == 1 ? LaunchLoadMask<uint8_t, ER>
 		: ps == 2 ? LaunchLoadMask<uint16_t, ER> : LaunchLoadMask<float, ER>;
+	k.scans = LaunchScans<ER, C8>;
+	k.detect = LaunchDetect<ER, C8>;
+	k.prop = LaunchPropagate<ER, C8>;
+	k.store_keys = ps == 1 ? LaunchStoreKeys<uint8_t>
+		: ps == 2 ? LaunchStoreKeys<uint16_t> : LaunchStoreKeys<float>;
+	k.prop_occupancy = PropOccupancy<ER, C8>;
 	return k;
 }
 
-/* Save the border ring of tile interior [x0,x1)x[y0,y1) of img into ring. */
-static void
-SaveRing(const PbImage *img, size_t ps, int x0, int y0, int x1, int y1, char *ring)
-{
-	const char *d = (const char *) img->data;
-	size_t		rowb = (size_t) (x1 - x0) * ps;
-
-	memcpy(ring, d + ((size_t) y0 * img->width + x0) * ps, rowb);
-	ring += rowb;
-	memcpy(ring, d + ((size_t) (y1 - 1) * img->width + x0) * ps, rowb);
-	ring += rowb;
-	for (int y = y0; y < y1; y++)
-	{
-		memcpy(ring, d + ((size_t) y * img->width + x0) * ps, ps);
-		memcpy(ring + ps, d + ((size_t) y * img->width + x1 - 1) * ps, ps);
-		ring += 2 * ps;
-	}
-}
-
-/* Whether the border ring of the tile differs from the saved one. */
-static bool
-RingChanged(const PbImage *img, size_t ps, int x0, int y0, int x1, int y1, const char *ring)
-{
-	const char *d = (const char *) img->data;
-	size_t		rowb = (size_t) (x1 - x0) * ps;
-
-	if (memcmp(ring, d + ((size_t) y0 * img->width + x0) * ps, rowb) != 0 ||
-		memcmp(ring + rowb, d + ((size_t) (y1 - 1) * img->width + x0) * ps, rowb) != 0)
-		return true;
-	ring += 2 * rowb;
-	for (int y = y0; y < y1; y++)
-	{
-		if (memcmp(ring, d + ((size_t) y * img->width + x0) * ps, ps) != 0 ||
-			memcmp(ring + ps, d + ((size_t) y * img->width + x1 - 1) * ps, ps) != 0)
-			return true;
-		ring += 2 * ps;
-	}
-	return false;
-}
-
 /* The kernels of the operation, connectivity and pixel size. */
-static ReconKernels
-PickKernels(bool er, bool c8, size_t ps)
+ReconKernels
+RcPickKernels(bool er, bool c8, size_t ps)
 {
 	if (er)
 		return c8 ? KernelsOf<true, true>(ps) : KernelsOf<true, false>(ps);
 	return c8 ? KernelsOf<false, true>(ps) : KernelsOf<false, false>(ps);
-}
-
-/*
- * Reconstruct marker under (or, eroding, above) mask on the GPU of g: the
- * whole image at once when it fits what is left of g's budget, else tile
- * by tile until no tile border changes (see pb_raster_gpu.h for the
- * contract).
- */
-extern "C" int
-PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivity,
-				 PbReconOp op, PbPollFn poll, void *poll_arg,
-				 PbRasterGpuStats *stats, char *err, size_t err_len)
-{
-	PbRasterGpuStats st;
-	RgCtx	   *c = NULL;
-	size_t		memory_budget = 0;
-	ReconPlan	pl;
-	ReconKernels kr;
-	ReconBufs	b;
-	unsigned char *dirty = NULL;
-	char	   *ring = NULL;
-	int			occ = 0;
-	int			rc = -1;
-	bool		er = op == PB_RECON_ERODE;
-	bool		any;
-	int			sweep = 0;
-	size_t		ntiles;
-
-	memset(&st, 0, sizeof(st));
-	memset(&b, 0, sizeof(b));
-	memset(&pl, 0, sizeof(pl));
-	if (stats)
-		*stats = st;
-	if (marker == NULL || mask == NULL || marker->width != mask->width ||
-		marker->height != mask->height || marker->type != mask->type ||
-		marker->width < 0 || marker->height < 0 || PbPixSize(marker->type) == 0 ||
-		(connectivity != 4 && connectivity != 8) ||
-		(op != PB_RECON_DILATE && op != PB_RECON_ERODE))
-	{
-		snprintf(err, err_len, "invalid reconstruction arguments (sizes, types, connectivity or operation)");
-		return -1;
-	}
-	if (marker->width == 0 || marker->height == 0)
-		return 0;
-	if (marker->data == NULL || mask->data == NULL)
-	{
-		snprintf(err, err_len, "invalid reconstruction arguments (no pixel data)");
-		return -1;
-	}
-	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
-		return -1;
-	kr = PickKernels(er, connectivity == 8, PbPixSize(marker->type));
-	RG_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kr.prop, RC_THREADS, 0),
-		   "querying the occupancy of the propagation kernel");
-	pl.w = marker->width;
-	pl.h = marker->height;
-	pl.ps = PbPixSize(marker->type);
-	if (PlanTiles(&pl, memory_budget, c->sms, occ) != 0)
-	{
-		snprintf(err, err_len, "memory budget of %zu bytes is too small for one tile of the reconstruction",
-				 memory_budget);
-		goto fail;
-	}
-
-	ntiles = (size_t) pl.ntx * pl.nty;
-	st.tiles = (int) ntiles;
-	RG_TRY(RgAlloc(c, (void **) &b.J, pl.tile_pix * sizeof(int)), "allocating GPU memory for the marker");
-	RG_TRY(RgAlloc(c, (void **) &b.I, pl.tile_pix * sizeof(int)), "allocating GPU memory for the mask");
-	RG_TRY(RgAlloc(c, &b.stage, pl.tile_pix * pl.ps), "allocating GPU memory for staging");
-	RG_TRY(RgAlloc(c, (void **) &b.q[0], (size_t) pl.nblocks * pl.cb * sizeof(int)),
-		   "allocating GPU memory for the queues");
-	RG_TRY(RgAlloc(c, (void **) &b.q[1], (size_t) pl.nblocks * pl.cb * sizeof(int)),
-		   "allocating GPU memory for the queues");
-	RG_TRY(RgAlloc(c, (void **) &b.regions, (size_t) 2 * pl.nblocks * pl.cb * sizeof(int)),
-		   "allocating GPU memory for the queues");
-	RG_TRY(RgAlloc(c, (void **) &b.cnt, RC_NWORDS * sizeof(unsigned)), "allocating GPU memory for counters");
-
-	dirty = (unsigned char *) malloc(ntiles);
-	ring = (char *) malloc((size_t) 2 * (pl.tw + pl.th) * pl.ps + 16);
-	if (dirty == NULL || ring == NULL)
-	{
-		snprintf(err, err_len, "out of host memory");
-		goto fail;
-	}
-	memset(dirty, 1, ntiles);
-
-	/* sweep the tiles (alternately forwards and backwards) while any is dirty */
-	do
-	{
-		any = false;
-		for (size_t k = 0; k < ntiles; k++)
-		{
-			size_t		t = sweep % 2 == 0 ? k : ntiles - 1 - k;
-			int			tx = (int) (t % pl.ntx),
-						ty = (int) (t / pl.ntx);
-			int			x0 = tx * pl.tw,
-						y0 = ty * pl.th;
-			int			x1 = x0 + pl.tw < pl.w ? x0 + pl.tw : pl.w;
-			int			y1 = y0 + pl.th < pl.h ? y0 + pl.th : pl.h;
-			int			r;
-
-			if (!dirty[t])
-				continue;
-			dirty[t] = 0;
-			if (ntiles > 1)
-				SaveRing(marker, pl.ps, x0, y0, x1, y1, ring);
-			r = RunTile(c, &pl, &kr, &b, marker, mask, x0, y0, x1, y1, poll, poll_arg,
-						&st, err, err_len);
-			if (r != 0)
-			{
-				rc = r;
-				goto done;
-			}
-			if (ntiles > 1 && RingChanged(marker, pl.ps, x0, y0, x1, y1, ring))
-			{
-				for (int dy = -1; dy <= 1; dy++)
-					for (int dx = -1; dx <= 1; dx++)
-					{
-						int			nx = tx + dx,
-									ny = ty + dy;
-
-						if ((dx || dy) && nx >= 0 && nx < pl.ntx && ny >= 0 && ny < pl.nty)
-						{
-							dirty[(size_t) ny * pl.ntx + nx] = 1;
-							any = true;
-						}
-					}
-			}
-		}
-		sweep++;
-	} while (any);
-	rc = 0;
-	goto done;
-fail:
-	rc = -1;
-done:
-	RgFree(c, b.J);
-	RgFree(c, b.I);
-	RgFree(c, b.stage);
-	RgFree(c, b.q[0]);
-	RgFree(c, b.q[1]);
-	RgFree(c, b.regions);
-	RgFree(c, b.cnt);
-	if (cudaStreamSynchronize(c->stream) != cudaSuccess && rc == 0)
-	{
-		snprintf(err, err_len, "CUDA failed while freeing: %s", cudaGetErrorString(cudaGetLastError()));
-		rc = -1;
-	}
-	cudaGetLastError();
-	RgEnd(c);
-	free(dirty);
-	free(ring);
-	if (stats)
-		*stats = st;
-	return rc;
 }

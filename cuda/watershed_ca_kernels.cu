@@ -1,7 +1,8 @@
 /*
- * watershed_ca.cu: the cellular automaton of the GPU watershed (section 4
- * of Quesada-Barriuso et al., artifact-free: the distance d rides in the
- * key), run to its fixed point on one region.
+ * watershed_ca_kernels.cu: the kernels of the cellular automaton of the
+ * GPU watershed (section 4 of Quesada-Barriuso et al., artifact-free: the
+ * distance d rides in the key), run to its fixed point on one region by
+ * WsRunCa (watershed_ca_host.cu), and their launchers (watershed_gpu.cuh).
  *
  * Block-asynchronous (the default): the updatable rectangle is cut into
  * 32 x 32 pixel tiles.  A launch is one round (one global
@@ -32,30 +33,6 @@
 
 #define WS_SP (WS_T + 2)		/* pitch of a shared tile with its halo */
 #define WS_SN (WS_SP * WS_SP)
-#define WS_MAX_BATCH 256		/* rounds launched between two checks */
-#define WS_BATCH_MS 20.0		/* a batch longer than this is halved */
-
-/* What a round or a synchronous step works on. */
-struct WsCaArgs
-{
-	const void *img;
-	void	   *key;
-	uint32_t   *lab;
-	int			w,
-				h;
-	int			ux0,
-				uy0,
-				ux1,
-				uy1;
-	int			tiles_x,
-				tiles_y;
-	unsigned	ntiles;
-	uint64_t	gx0,
-				gy0,
-				gw;
-	uint32_t   *act;
-	uint32_t   *ctl;
-};
 
 /* Pixels of a shared tile with its halo; (x, y) from -1 to WS_T. */
 template <bool MK>
@@ -405,26 +382,57 @@ WsSyncStep(WsCaArgs a, const void *key_in, const uint32_t *lab_in, void *key_out
 		atomicMax(&a.ctl[WS_LAST], step + 1);
 }
 
-/* The launchers of one (marker mode, connectivity) pair. */
-struct WsCaKernels
-{
-	void		(*round) (WsCaArgs, uint32_t);
-	void		(*step) (WsCaArgs, const void *, const uint32_t *, void *, uint32_t *, uint32_t);
-};
+/* ---------------------------------------------------------------------- */
+/* launchers (watershed_gpu.cuh) */
 
-/* The kernels of a pixel type, marker mode and connectivity. */
+/* One block-asynchronous round on grid persistent blocks of WS_THREADS. */
+template <typename T, bool MK, bool C8>
+static void
+WsLaunchRound(const WsCaArgs &a, uint32_t round, cudaStream_t s, unsigned grid)
+{
+	WsAsyncRound<T, MK, C8><<<grid, WS_THREADS, 0, s>>>(a, round);
+}
+
+/* One synchronous step, (key_in, lab_in) to (key_out, lab_out), on grid blocks of 256. */
+template <typename T, bool MK, bool C8>
+static void
+WsLaunchStep(const WsCaArgs &a, const void *key_in, const uint32_t *lab_in, void *key_out,
+			 uint32_t *lab_out, uint32_t step, cudaStream_t s, unsigned grid)
+{
+	WsSyncStep<T, MK, C8><<<grid, 256, 0, s>>>(a, key_in, lab_in, key_out, lab_out, step);
+}
+
+/* Round blocks that fit on one multiprocessor, into *occ. */
+template <typename T, bool MK, bool C8>
+static cudaError_t
+WsRoundOccupancy(int *occ)
+{
+	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, WsAsyncRound<T, MK, C8>, WS_THREADS, 0);
+}
+
+/* Step blocks that fit on one multiprocessor, into *occ. */
+template <typename T, bool MK, bool C8>
+static cudaError_t
+WsStepOccupancy(int *occ)
+{
+	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(occ, WsSyncStep<T, MK, C8>, 256, 0);
+}
+
+/* The launchers of a pixel type, marker mode and connectivity. */
 template <typename T, bool MK, bool C8>
 static WsCaKernels
 WsCaKernelsOf(void)
 {
 	WsCaKernels k;
 
-	k.round = WsAsyncRound<T, MK, C8>;
-	k.step = WsSyncStep<T, MK, C8>;
+	k.round = WsLaunchRound<T, MK, C8>;
+	k.step = WsLaunchStep<T, MK, C8>;
+	k.round_occupancy = WsRoundOccupancy<T, MK, C8>;
+	k.step_occupancy = WsStepOccupancy<T, MK, C8>;
 	return k;
 }
 
-/* The kernels of a pixel type for a marker mode and connectivity. */
+/* The launchers of a pixel type for a marker mode and connectivity. */
 template <typename T>
 static WsCaKernels
 WsCaPickMode(bool mk, bool c8)
@@ -434,8 +442,8 @@ WsCaPickMode(bool mk, bool c8)
 	return c8 ? WsCaKernelsOf<T, false, true>() : WsCaKernelsOf<T, false, false>();
 }
 
-/* The kernels of region r. */
-static WsCaKernels
+/* The launchers of region r's pixel type, marker mode and connectivity. */
+WsCaKernels
 WsCaPick(const WsRegion *r)
 {
 	switch (r->type)
@@ -447,103 +455,4 @@ WsCaPick(const WsRegion *r)
 		default:
 			return WsCaPickMode<uint8_t>(r->mk, r->c8);
 	}
-}
-
-/* Run region r's automaton to its fixed point (see watershed_gpu.cuh). */
-int
-WsRunCa(RgCtx *c, const WsRegion *r, bool sync, PbPollFn poll, void *poll_arg,
-		PbRasterGpuStats *st, char *err, size_t err_len)
-{
-	WsCaKernels kr = WsCaPick(r);
-	size_t		kb = WsKeyBytes(r->mk);
-	size_t		npix = (size_t) r->w * r->h;
-	WsCaArgs	a;
-	int			occ = 0;
-	unsigned	grid;
-	uint32_t	round = 0;
-	int			batch = 1;
-	void	   *keys[2] = {r->key, r->key2};
-	uint32_t   *labs[2] = {r->lab, r->lab2};
-
-	a.img = r->img;
-	a.key = r->key;
-	a.lab = r->lab;
-	a.w = r->w;
-	a.h = r->h;
-	a.ux0 = r->ux0;
-	a.uy0 = r->uy0;
-	a.ux1 = r->ux1;
-	a.uy1 = r->uy1;
-	a.tiles_x = (r->ux1 - r->ux0 + WS_T - 1) / WS_T;
-	a.tiles_y = (r->uy1 - r->uy0 + WS_T - 1) / WS_T;
-	a.ntiles = (unsigned) a.tiles_x * a.tiles_y;
-	a.gx0 = (uint64_t) r->gx0;
-	a.gy0 = (uint64_t) r->gy0;
-	a.gw = (uint64_t) r->gw;
-	a.act = r->act;
-	a.ctl = r->ctl;
-	if (a.ntiles == 0)
-		return 0;
-	if (sync)
-	{
-		RG_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kr.step, 256, 0),
-			   "querying the occupancy of the watershed step");
-		grid = (unsigned) (c->sms * (occ > 0 ? occ : 1));
-		RG_TRY(cudaMemcpyAsync(r->key2, r->key, npix * kb, cudaMemcpyDeviceToDevice, c->stream),
-			   "copying the watershed state");
-		RG_TRY(cudaMemcpyAsync(r->lab2, r->lab, npix * sizeof(uint32_t),
-							   cudaMemcpyDeviceToDevice, c->stream), "copying the watershed state");
-	}
-	else
-	{
-		RG_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kr.round, WS_THREADS, 0),
-			   "querying the occupancy of the watershed round");
-		grid = (unsigned) (c->sms * (occ > 0 ? occ : 1));
-		if (grid > (a.ntiles + 31) / 32)
-			grid = (a.ntiles + 31) / 32;
-		RG_TRY(cudaMemsetAsync(r->act, 0, a.ntiles * sizeof(uint32_t), c->stream),
-			   "clearing the tile flags");
-	}
-	RG_TRY(cudaMemsetAsync(r->ctl, 0, WS_CTL_WORDS * sizeof(uint32_t), c->stream),
-		   "clearing the watershed counters");
-
-	/* batches of rounds, polled between them, until one activated nothing */
-	for (;;)
-	{
-		double		ms = 0;
-
-		if (RgStop(poll, poll_arg))
-			return 1;
-		RG_TRY(RgTimeStart(c), "timing");
-		for (int k = 0; k < batch; k++, round++)
-		{
-			if (sync)
-				kr.step<<<grid, 256, 0, c->stream>>>(a, keys[round & 1], labs[round & 1],
-													 keys[!(round & 1)], labs[!(round & 1)], round);
-			else
-				kr.round<<<grid, WS_THREADS, 0, c->stream>>>(a, round);
-		}
-		RG_TRY(cudaGetLastError(), "launching the watershed automaton");
-		RG_TRY(cudaMemcpyAsync(c->h_small, r->ctl, WS_CTL_WORDS * sizeof(uint32_t),
-							   cudaMemcpyDeviceToHost, c->stream), "reading the watershed counters");
-		RG_TRY(RgTimeEnd(c, &ms), "running the watershed automaton");
-		st->kernel_ms += ms;
-		st->rounds += batch;
-		if (c->h_small[WS_LAST] < round)
-			break;
-		if (ms > WS_BATCH_MS && batch > 1)
-			batch /= 2;
-		else if (ms < WS_BATCH_MS / 4 && batch < WS_MAX_BATCH)
-			batch *= 2;
-	}
-	if (sync && (round & 1))	/* the last state is in the second buffers */
-	{
-		RG_TRY(cudaMemcpyAsync(r->key, r->key2, npix * kb, cudaMemcpyDeviceToDevice, c->stream),
-			   "copying the watershed state");
-		RG_TRY(cudaMemcpyAsync(r->lab, r->lab2, npix * sizeof(uint32_t),
-							   cudaMemcpyDeviceToDevice, c->stream), "copying the watershed state");
-	}
-	return 0;
-fail:
-	return -1;
 }

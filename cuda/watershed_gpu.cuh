@@ -201,6 +201,47 @@ WsCaTiles(int64_t w, int64_t h)
 	return (size_t) ((w + WS_T - 1) / WS_T) * (size_t) ((h + WS_T - 1) / WS_T);
 }
 
+/* What a round or a synchronous step works on. */
+struct WsCaArgs
+{
+	const void *img;
+	void	   *key;
+	uint32_t   *lab;
+	int			w,
+				h;
+	int			ux0,
+				uy0,
+				ux1,
+				uy1;
+	int			tiles_x,
+				tiles_y;
+	unsigned	ntiles;
+	uint64_t	gx0,
+				gy0,
+				gw;
+	uint32_t   *act;
+	uint32_t   *ctl;
+};
+
+/*
+ * The launchers of one (pixel type, marker mode, connectivity), all
+ * asynchronous on stream s with grid blocks: one block-asynchronous round
+ * (blocks of WS_THREADS), one synchronous step from (key_in, lab_in) to
+ * (key_out, lab_out) (blocks of 256); and the blocks of each kernel that
+ * fit on one multiprocessor.
+ */
+struct WsCaKernels
+{
+	void		(*round) (const WsCaArgs &, uint32_t, cudaStream_t, unsigned);
+	void		(*step) (const WsCaArgs &, const void *, const uint32_t *, void *, uint32_t *,
+						 uint32_t, cudaStream_t, unsigned);
+	cudaError_t (*round_occupancy) (int *);
+	cudaError_t (*step_occupancy) (int *);
+};
+
+/* watershed_ca_kernels.cu: the launchers of region r's automaton. */
+WsCaKernels WsCaPick(const WsRegion *r);
+
 /*
  * Run the automaton of region r to its fixed point (keys and labels,
  * before numbering and lines): block-asynchronously, or synchronously

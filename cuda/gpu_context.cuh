@@ -1,7 +1,8 @@
 /*
- * gpu_context.cuh: what a PbGpu (pb_gpu.h) holds, for the two files that
- * run on it: gpu_runtime.cu (the context, its budget, the polygon side)
- * and raster_gpu_runtime.cu (the raster side).  CUDA-only header.
+ * gpu_context.cuh: what a PbGpu (pb_gpu.h) holds, for the three files
+ * that run on it: gpu_context_host.cu (the context and its budget),
+ * polygon_host.cu (the polygon side) and raster_context_host.cu (the
+ * raster side), and the helpers they share.  CUDA-only header.
  *
  * One budget covers the device memory of both sides.  The polygon side
  * holds one buffer (d_buf, d_cap bytes), grown as submissions need and
@@ -17,6 +18,7 @@
 
 #include <cuda_runtime.h>
 #include <pthread.h>
+#include <stdio.h>
 
 #include "pb_gpu.h"
 #include "raster_gpu_common.cuh"
@@ -100,22 +102,60 @@ struct PbGpu
 };
 
 /*
- * gpu_runtime.cu: a raster call begins on g: the polygon side's buffer is
- * given back when idle, and the call reserves (and gets) every byte of the
- * budget the polygon side does not hold.
+ * gpu_context_host.cu: make the polygon side's buffer hold need bytes and
+ * mark it in use, within the budget (the raster side's idle cache is taken
+ * back if need be).  0, or -1 with a reason.
+ */
+int			GpuPolyReserve(PbGpu *g, size_t need, char *err, size_t err_len);
+
+/*
+ * gpu_context_host.cu: a raster call begins on g: the polygon side's
+ * buffer is given back when idle, and the call reserves (and gets) every
+ * byte of the budget the polygon side does not hold.
  */
 size_t		GpuRasterBegin(PbGpu *g);
 
-/* gpu_runtime.cu: the raster call is over; its pool keeps cached bytes. */
+/* gpu_context_host.cu: the raster call is over; its pool keeps cached bytes. */
 void		GpuRasterEnd(PbGpu *g, size_t cached);
 
 /*
- * raster_gpu_runtime.cu: give back what the raster pool caches beyond
+ * raster_context_host.cu: give back what the raster pool caches beyond
  * keep bytes (it is idle); the bytes it still holds.
  */
 size_t		RgTrim(RgCtx *c, size_t keep);
 
-/* raster_gpu_runtime.cu: destroy the raster side, made, half made or not (idle). */
+/* raster_context_host.cu: destroy the raster side, made, half made or not (idle). */
 void		RgDestroy(RgCtx *c);
+
+/* Helpers of both gpu_context_host.cu and polygon_host.cu: */
+
+/* Write "what: CUDA's message" into err; return -1. */
+static inline int
+Fail(char *err, size_t len, const char *what, cudaError_t e)
+{
+	snprintf(err, len, "%s: %s", what, cudaGetErrorString(e));
+	return -1;
+}
+
+/* No submission runs any more: the polygon side's buffer is idle. */
+static inline void
+PolyIdle(PbGpu *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->poly_busy = 0;
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Wait for work in flight; its results are dropped. */
+static inline void
+Drain(PbGpu *g)
+{
+	if (g->state != GPU_IDLE)
+	{
+		cudaStreamSynchronize(g->stream);
+		g->state = GPU_IDLE;
+		PolyIdle(g);
+	}
+}
 
 #endif							/* PB_GPU_CONTEXT_CUH */

@@ -159,13 +159,15 @@ typedef struct WsLinesJob
 	int			phase;			/* 0 save the rows around each band, 1 draw */
 } WsLinesJob;
 
-/* Whether pixel (x, y) becomes a line pixel; prev, cur, next: its rows' labels before lines. */
+/*
+ * Whether pixel (x, y) becomes a line pixel (the line rule of
+ * watershed_rules.h, over the neighbours of raster_rules.h); prev, cur,
+ * next: its rows' labels before lines.
+ */
 static bool
 WsHostIsLine(const PbWatershedSpec *spec, const void *keys, const uint32_t *prev,
 			 const uint32_t *cur, const uint32_t *next, int64_t x, int64_t y)
 {
-	static const int dx[8] = {0, -1, 1, 0, -1, 1, -1, 1};
-	static const int dy[8] = {-1, 0, 0, 1, -1, -1, 1, 1};
 	int64_t		w = spec->image.width,
 				h = spec->image.height,
 				i = y * w + x;
@@ -180,8 +182,8 @@ WsHostIsLine(const PbWatershedSpec *spec, const void *keys, const uint32_t *prev
 		return false;
 	for (int j = 0; j < spec->connectivity; j++)
 	{
-		int64_t		nx = x + dx[j],
-					ny = y + dy[j],
+		int64_t		nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j),
 					v = ny * w + nx;
 		uint32_t	lvn,
 					ln;
@@ -193,10 +195,10 @@ WsHostIsLine(const PbWatershedSpec *spec, const void *keys, const uint32_t *prev
 		if (lvn == PB_WS_INF)
 			continue;
 		ln = (ny < y ? prev : ny == y ? cur : next)[nx];
-		if (ln == 0 || ln == lu)
+		if (!WsOtherBasin(lu, ln))
 			continue;
 		kv = WsHostKey(keys, mk, v, lvn);
-		if (WsHostSeed(spec, v, kv) || kv < ku || (kv == ku && v < i))
+		if (WsHostSeed(spec, v, kv) || WsFloodedBefore(kv, ku, j))
 			return true;
 	}
 	return false;

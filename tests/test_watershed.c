@@ -15,6 +15,7 @@
 #include "../src/core/raster/pb_raster.h"
 #include "harness.h"
 #include "tests.h"
+#include "watershed_ref.h"
 
 /* malloc that aborts the test program on failure. */
 static void *

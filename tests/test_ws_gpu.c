@@ -22,6 +22,7 @@
 #include "../cuda/pb_raster_gpu_test.h"
 #include "../src/core/raster/pb_raster.h"
 #include "harness.h"
+#include "watershed_ref.h"
 
 #define WG_BUDGET ((size_t) 8 << 30)	/* enough for every untiled test */
 

@@ -11,6 +11,7 @@
 
 #include "../src/core/raster/pb_raster.h"
 #include "../src/core/raster/watershed_rules.h"
+#include "watershed_ref.h"
 
 /*
  * One synchronous step for non-seed pixel i: its new key and label from

@@ -2,8 +2,9 @@
  * watershed.h: the watershed transform of pixelbox, pure C (no
  * PostgreSQL, no CUDA).  One definition, computed three ways with the same
  * labels bit for bit: PbWatershedRef (the synchronous cellular automaton,
- * sequential, for tests), PbWatershedCpu (tiles flooded on threads) and
- * PbGpuWatershed (cuda/, the block-asynchronous automaton).
+ * sequential: the tests' reference, tests/watershed_ref.h), PbWatershedCpu
+ * (tiles flooded on threads) and PbGpuWatershed (cuda/, the
+ * block-asynchronous automaton).
  *
  * THE DEFINITION (the artifact-free CA-watershed of Quesada-Barriuso et
  * al., with every choice fixed so the result is unique):
@@ -120,13 +121,6 @@ PbStatus PbWatershedCheck(const PbWatershedSpec *spec);
  */
 PbStatus PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels,
 							  const PbRun *run);
-
-/*
- * The same result by the synchronous automaton, literally: every pixel
- * updated from its neighbours' previous state until nothing changes.  One
- * thread, O(pixels * longest path): the reference of the tests.
- */
-PbStatus PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,19 @@
+/*
+ * watershed_ref.h: the reference watershed of the tests (watershed_ref.c),
+ * which the core's PbWatershedCpu and the GPU's PbGpuWatershed must equal
+ * label for label.  Not shipped: the tests and GPU tests link it.
+ */
+#ifndef PB_WATERSHED_REF_H
+#define PB_WATERSHED_REF_H
+
+#include "../src/core/raster/watershed.h"
+
+/*
+ * The same result as PbWatershedCpu by the synchronous automaton,
+ * literally: every pixel updated from its neighbours' previous state until
+ * nothing changes.  One thread, O(pixels * longest path): the reference of
+ * the tests.
+ */
+extern PbStatus PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels);
+
+#endif							/* PB_WATERSHED_REF_H */

@@ -15,7 +15,7 @@
  * largest ymin of the float boxes) lies in the part's half-open window,
  * which counts a pair seen by several tiles once.  Kept
  * pairs are appended with an atomic counter that keeps counting past the
- * room there is, so the runtime sees an overflow and re-runs with more.
+ * room there is, so the host driver sees an overflow and re-runs with more.
  */
 #include <cuda_runtime.h>
 

@@ -2,7 +2,9 @@
  * pb_gpu.h: the plain C interface to pixelbox's CUDA code.  No PostgreSQL
  * and no CUDA types here, so the glue can include it next to postgres.h.
  * Built from the .cu files when nvcc is present, from pb_gpu_none.c
- * otherwise (where every call reports that there is no GPU).
+ * otherwise (where every call reports that there is no GPU).  How the
+ * files of cuda/ are named (*_kernels.cu device code, *_host.cu host
+ * drivers, *.cuh internal headers): cuda/README.md.
  *
  * A PbGpu is one backend's context on one device, shared by the polygon
  * submissions below and the raster operations of pb_raster_gpu.h: the

@@ -1,6 +1,8 @@
 /*
- * polygon_gpu.cuh: a submission as the kernels see it, shared by the runtime
- * (which packs it) and the kernels (which read it).  CUDA-only header.
+ * polygon_gpu.cuh: a submission as the kernels see it, shared by the host
+ * driver polygon_host.cu (which packs it) and the kernels, filter_kernels.cu
+ * and pixelbox_kernels.cu (which read it), and their launchers.
+ * CUDA-only header.
  */
 #ifndef PB_POLYGON_GPU_CUH
 #define PB_POLYGON_GPU_CUH

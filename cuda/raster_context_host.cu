@@ -3,8 +3,8 @@
  * raster_gpu_common.cuh and gpu_context.cuh): made on the first raster
  * call and kept with the context, so repeated calls reuse the stream, the
  * events, the pinned counters and the device memory cached in the pool.
- * Each call reserves its share of the context's budget (gpu_runtime.cu
- * keeps the account) and plans its tiles within it.
+ * Each call reserves its share of the context's budget
+ * (gpu_context_host.cu keeps the account) and plans its tiles within it.
  */
 #include <stdio.h>
 #include <string.h>

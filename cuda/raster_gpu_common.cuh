@@ -1,6 +1,6 @@
 /*
- * raster_gpu_common.cuh: what the raster kernels (recon_kernel.cu,
- * edt_kernel.cu, the watershed's) share: the raster side of a PbGpu
+ * raster_gpu_common.cuh: what the raster kernels and their host drivers
+ * (recon_*, edt_*, watershed_*) share: the raster side of a PbGpu
  * context (pb_gpu.h), made on its first raster call (a stream, timing
  * events, a private stream-ordered memory pool so repeated calls do not
  * pay for cudaMalloc, a pinned word buffer for counters), the call's

@@ -1,15 +1,15 @@
 /*
- * watershed_copy_host.cu: copies between the caller's pageable memory and the
- * device for the GPU watershed, several times faster than a plain
+ * watershed_copy_host.cu: copies between the caller's pageable memory and
+ * the device for the GPU watershed, several times faster than a plain
  * cudaMemcpy from pageable memory (which one thread stages through a
  * driver buffer): WS_COPY_THREADS threads each move a band of rows through
  * their own pair of pinned buffers, copying one with memcpy while the
  * other is in flight on their own stream.  The pinned buffers, streams
  * and events are made on the first large copy and kept for the life of
- * the process (like the context's memory pool).  The threads start with every signal
- * blocked, call nothing but memcpy and CUDA, and are joined before return.
- * Small copies, and any the threads cannot take, go the plain way on the
- * context's stream.
+ * the process (like the context's memory pool).  The threads start with
+ * every signal blocked, call nothing but memcpy and CUDA, and are joined
+ * before return.  Small copies, and any the threads cannot take, go the
+ * plain way on the context's stream.
  */
 #include <pthread.h>
 #include <signal.h>

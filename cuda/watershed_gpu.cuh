@@ -1,9 +1,12 @@
 /*
  * watershed_gpu.cuh: what the files of the GPU watershed share (internal
  * to cuda/watershed_*.cu): the device state of one region and how its
- * pixels are encoded and decoded, the automaton driver (watershed_ca.cu),
- * the loading and finishing kernels (watershed_post.cu) and the host
- * steps of tiled runs (watershed_host.cu).  The rules the kernels apply
+ * pixels are encoded and decoded, the automaton (its kernels and their
+ * launchers, watershed_ca_kernels.cu; its driver, watershed_ca_host.cu),
+ * the loading and finishing kernels (watershed_post_kernels.cu), the
+ * copies (watershed_copy_host.cu) and the host steps of tiled runs
+ * (watershed_tiled_host.cu), all used by PbGpuWatershed
+ * (watershed_host.cu).  The rules the kernels apply
  * to decoded pixels are src/core/raster/watershed_rules.h, which the CPU
  * versions apply too.
  *
@@ -243,10 +246,10 @@ struct WsCaKernels
 WsCaKernels WsCaPick(const WsRegion *r);
 
 /*
- * Run the automaton of region r to its fixed point (keys and labels,
- * before numbering and lines): block-asynchronously, or synchronously
- * (key2/lab2 needed) when sync.  0, 1 when poll asked to stop, -1 with a
- * reason in err.
+ * watershed_ca_host.cu: run the automaton of region r to its fixed point
+ * (keys and labels, before numbering and lines): block-asynchronously, or
+ * synchronously (key2/lab2 needed) when sync.  0, 1 when poll asked to
+ * stop, -1 with a reason in err.
  */
 int			WsRunCa(RgCtx *c, const WsRegion *r, bool sync, PbPollFn poll, void *poll_arg,
 					PbRasterGpuStats *st, char *err, size_t err_len);
@@ -272,8 +275,8 @@ void		WsLaunchFinish(const WsRegion *r, bool lines, uint32_t *bits, uint32_t *cn
 /*
  * Copy rows between the caller's pageable memory and the device (2D, as
  * cudaMemcpy2D), after the work on the context's stream, through threads
- * and pinned buffers (watershed_copy.cu); done on return.  0, or -1 with
- * "what: reason" in err.
+ * and pinned buffers (watershed_copy_host.cu); done on return.  0, or -1
+ * with "what: reason" in err.
  */
 int			WsCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
 					 size_t width, size_t rows, const char *what, char *err, size_t err_len);

@@ -1,15 +1,17 @@
 /*
- * watershed_host.cu: PbGpuWatershed, the watershed of
- * src/core/pb_watershed.h on the GPU (the artifact-free block-asynchronous
- * cellular automaton of watershed_ca.cu).
+ * watershed_host.cu: the host driver of PbGpuWatershed, the watershed of
+ * src/core/raster/watershed.h on the GPU (the artifact-free
+ * block-asynchronous cellular automaton of watershed_ca_kernels.cu, run by
+ * watershed_ca_host.cu): planning, device buffers, the untiled run and the
+ * tile sweeps.
  *
  * Untiled (the device state fits memory_budget): the pixels are copied
  * in (their levels are computed where read), keys and labels start at
  * INF; the wall and marker rows are staged in chunks and encoded into
  * the keys of walls and seeds; the automaton runs to its fixed point;
- * lines and the numbering of minima run on the device (watershed_post.cu)
- * and only the labels come back.  Large copies go through threads and
- * pinned buffers (watershed_copy.cu).
+ * lines and the numbering of minima run on the device
+ * (watershed_post_kernels.cu) and only the labels come back.  Large copies
+ * go through threads and pinned buffers (watershed_copy_host.cu).
  *
  * Tiled: the image is cut into square tiles that fit the budget with a
  * one-pixel halo.  Keys live in host memory (labels in the caller's
@@ -20,7 +22,7 @@
  * run again; sweeps (alternately forwards and backwards) go on until no
  * tile is marked.  Keys only decrease towards the unique fixed point, so
  * this reaches the same state as an untiled run; the numbering and the
- * lines are then drawn on the host (watershed_host.cu).
+ * lines are then drawn on the host (watershed_tiled_host.cu).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,11 @@
 /*
- * watershed_tiled_host.cu: the host steps of a tiled GPU watershed, whose state
- * lives in host memory between tile runs: filling the initial state, the
- * numbering of the minima and the watershed lines over the whole image
- * once every tile has settled (untiled runs do both on the device,
- * watershed_post.cu), on host threads; and the border rings whose
- * changes tell which tiles must run again.
+ * watershed_tiled_host.cu: the host steps of a tiled GPU watershed
+ * (watershed_host.cu), whose state lives in host memory between tile
+ * runs: filling the initial state, the numbering of the minima and the
+ * watershed lines over the whole image once every tile has settled
+ * (untiled runs do both on the device, watershed_post_kernels.cu), on
+ * host threads; and the border rings whose changes tell which tiles must
+ * run again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,7 +245,7 @@ WsLinesItem(void *arg, int64_t b)
 }
 
 /*
- * Draw the watershed lines into labels (the rule of pb_watershed.h) in
+ * Draw the watershed lines into labels (the rule of watershed.h) in
  * bands of rows on the host threads, each band reading the labels of the
  * rows around it as they were before any line.  0, or -1 without memory.
  */

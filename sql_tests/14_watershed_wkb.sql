@@ -1,5 +1,5 @@
 -- pb_watershed on raster WKB (no postgis_raster needed): small results
--- worked out by hand from the definition in src/core/pb_watershed.h, the
+-- worked out by hand from the definition in src/core/raster/watershed.h, the
 -- device rules, and every error with its message.
 -- Helpers build NDR raster WKB by hand (as in 12_raster_wkb) and print labels.
 CREATE FUNCTION ws_le(v bigint, n int) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$

@@ -1,6 +1,6 @@
 /*
- * test_raster_gpu.c: the raster GPU kernels (cuda/recon_kernel.cu,
- * cuda/edt_kernel.cu) against the CPU core: PbGpuReconstruct must equal
+ * test_raster_gpu.c: the raster GPU kernels (cuda/recon_*.cu,
+ * cuda/edt_*.cu) against the CPU core: PbGpuReconstruct must equal
  * PbReconstructSeq pixel for pixel, PbGpuDistance must equal PbDistanceCpu
  * bit for bit (its nearest pixels must be background and at exactly the
  * reported distance).  Images: random noise and blobs of every pixel type,

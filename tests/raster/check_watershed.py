@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """pb_watershed against its definition and against scikit-image, through SQL.
 
-The definition (src/core/pb_watershed.h) is recomputed here independently in
+The definition (src/core/raster/watershed.h) is recomputed here independently in
 NumPy: the flooding level c by scikit-image's reconstruction by erosion (the
 level itself marker-less), the plateau distance d by a breadth-first search,
 the pointer of every pixel by the documented rule, and the labels by

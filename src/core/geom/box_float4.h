@@ -1,7 +1,7 @@
 /*
  * box_float4.h: the box rules of the filter, written once for the CPU
  * filter (src/core/sccg: the R-tree join and its tile tasks) and the
- * filter kernel (cuda/filter_kernel.cu), so that both find exactly the
+ * filter kernel (cuda/filter_kernels.cu), so that both find exactly the
  * pairs PostGIS's && finds and count each of them in one tile.
  *
  *  - PostGIS keeps a geometry's box as float4 (in GiST and GSERIALIZED),

@@ -1,7 +1,7 @@
 /*
  * pixelbox_rules.h: the per-edge rules of PixelBox (Wang et al., VLDB
  * 2012, sec. 3), written once for PixelBox-CPU (pixelbox_cpu.c) and the
- * PixelBox kernel (cuda/pixelbox_kernel.cu), which must agree on every
+ * PixelBox kernel (cuda/pixelbox_kernels.cu), which must agree on every
  * pair.  Each side keeps its own loops and data layout (shared-memory
  * staging, int2 points on the device); what one edge means for one pixel
  * or one sampling box is decided here, on scalars.

@@ -1,10 +1,11 @@
 /*
  * watershed_rules.h: the local rules of the watershed definition in
  * watershed.h, written once for the CPU versions (watershed_cpu.c and
- * the reference, tests/watershed_ref.c) and the kernels
- * (cuda/watershed_ca.cu, cuda/watershed_post.cu) as PB_XPU functions:
- * keys, candidates, the base key, the pointer's tie order, the label a
- * step gives, and the watershed-line rule.  The neighbour order that
+ * the reference, tests/watershed_ref.c) and the GPU's (the kernels
+ * cuda/watershed_ca_kernels.cu and cuda/watershed_post_kernels.cu, the
+ * host steps of tiled runs cuda/watershed_tiled_host.cu) as PB_XPU
+ * functions: keys, candidates, the base key, the pointer's tie order, the
+ * label a step gives, and the watershed-line rule.  The neighbour order that
  * breaks ties is raster_rules.h's.  The kernels keep their own encoding
  * of walls and seeds (cuda/watershed_gpu.cuh) and decode it before they
  * apply these rules.

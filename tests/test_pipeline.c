@@ -9,13 +9,12 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../src/core/sccg/pb_sccg.h"
 #include "../src/core/base/pb_base.h"
+#include "../src/pipe_seams.h"
 #include "testutil.h"
 
 /* Two random sets in one batch: in_a[i] says which set shape i is in. */
@@ -328,187 +327,17 @@ FakeFree(FakeDevice *d)
 }
 
 /*
- * A throttle around a pipeline's work (what pixelbox.pipeline_throttle does
- * in the glue, as decorators): the CPU threads' filter and compute steps,
- * and the device's batches, slowed down by so many microseconds per task.
- */
-typedef struct Throttle
-{
-	uint32_t	filter_us,
-				agg_us;
-	PbPipeDevice inner;			/* the device slowed down */
-	PbPipeDevice dev;			/* it, slowed down */
-	uint32_t	staged,			/* tasks of the batch staged */
-				started;		/* and of the one started */
-} Throttle;
-
-/* Sleep for us microseconds. */
-static void
-SleepUs(uint32_t us)
-{
-	struct timespec ts = {us / 1000000, (long) (us % 1000000) * 1000};
-
-	if (us)
-		nanosleep(&ts, NULL);
-}
-
-/* The filter step, after filter_us. */
-static void
-SlowFilter(void *ctx, PbTask *t, const PbAllocator *mem, PbScratch *sc, PbMethod method,
-		   PbCompareAcc *acc)
-{
-	SleepUs(((Throttle *) ctx)->filter_us);
-	PbPipeFilterStep(NULL, t, mem, sc, method, acc);
-}
-
-/* The compute step, after agg_us. */
-static void
-SlowCompute(void *ctx, PbTask *t, PbScratch *sc, PbMethod method, PbCompareAcc *acc)
-{
-	SleepUs(((Throttle *) ctx)->agg_us);
-	PbPipeComputeStep(NULL, t, sc, method, acc);
-}
-
-/* bytes: the slowed device's. */
-static size_t
-SlowBytes(void *ctx, const PbDevicePart *parts, uint32_t n)
-{
-	Throttle   *th = (Throttle *) ctx;
-
-	return th->inner.bytes(th->inner.ctx, parts, n);
-}
-
-/* stage: the slowed device's, counting the batch's tasks. */
-static int
-SlowStage(void *ctx, const PbDevicePart *parts, uint32_t n, char *err, size_t err_len)
-{
-	Throttle   *th = (Throttle *) ctx;
-
-	th->staged = n;
-	return th->inner.stage(th->inner.ctx, parts, n, err, err_len);
-}
-
-/* start: the slowed device's. */
-static int
-SlowStart(void *ctx, char *err, size_t err_len)
-{
-	Throttle   *th = (Throttle *) ctx;
-
-	th->started = th->staged;
-	return th->inner.start(th->inner.ctx, err, err_len);
-}
-
-/* poll: the slowed device's; a batch done takes agg_us more per task. */
-static int
-SlowPoll(void *ctx, char *err, size_t err_len)
-{
-	Throttle   *th = (Throttle *) ctx;
-	int			st = th->inner.poll(th->inner.ctx, err, err_len);
-
-	if (st == 1)
-		SleepUs(th->agg_us * th->started);
-	return st;
-}
-
-/* results: the slowed device's. */
-static const int64_t *
-SlowResults(void *ctx)
-{
-	Throttle   *th = (Throttle *) ctx;
-
-	return th->inner.results(th->inner.ctx);
-}
-
-/* found: the slowed device's. */
-static uint32_t
-SlowFound(void *ctx, const PbDeviceFound **found)
-{
-	Throttle   *th = (Throttle *) ctx;
-
-	return th->inner.found(th->inner.ctx, found);
-}
-
-/*
- * Give c the device dev (NULL: none) and slow its filter step down by
- * filter_us a task, its compute step and its device (when agg_us > 0) by
- * agg_us a task.
+ * Give c the device dev (NULL: none) and the core's steps, slowed down by
+ * filter_us a task in the filter step, agg_us in the compute step and the
+ * device (when agg_us > 0): what pixelbox.pipeline_throttle does in the glue.
  */
 static void
-SlowDown(PbPipeConfig *c, Throttle *th, const PbPipeDevice *dev, uint32_t filter_us,
+SlowDown(PbPipeConfig *c, PbPipeThrottle *th, const PbPipeDevice *dev, uint32_t filter_us,
 		 uint32_t agg_us)
 {
-	memset(th, 0, sizeof(*th));
-	th->filter_us = filter_us;
-	th->agg_us = agg_us;
-	c->steps = (PbPipeSteps) {SlowFilter, SlowCompute, th};
+	c->steps = (PbPipeSteps) {PbPipeFilterStep, PbPipeComputeStep, NULL};
 	c->device = dev;
-	if (dev != NULL && agg_us > 0)
-	{
-		th->inner = *dev;
-		th->dev = (PbPipeDevice) {th, dev->name, dev->can_filter, dev->budget, SlowBytes,
-		SlowStage, SlowStart, SlowPoll, SlowResults, SlowFound};
-		c->device = &th->dev;
-	}
-}
-
-/*
- * A decorator of the pipeline's allocator whose allocations fail (through
- * PbOutOfMemory) from the left-th on, as when malloc returns NULL.
- */
-typedef struct FailingMem
-{
-	PbAllocator mem;
-	const PbAllocator *inner;
-	atomic_long left;
-} FailingMem;
-
-/* Whether this allocation fails: the one bringing left to 0, and all after. */
-static int
-FailNow(FailingMem *f)
-{
-	return atomic_fetch_sub(&f->left, 1) <= 1;
-}
-
-/* alloc: the inner allocator's, unless it is time to fail. */
-static void *
-FailingAlloc(void *ctx, size_t size)
-{
-	FailingMem *f = (FailingMem *) ctx;
-
-	if (FailNow(f))
-		PbOutOfMemory();
-	return f->inner->alloc(f->inner->ctx, size);
-}
-
-/* resize: the inner allocator's, unless it is time to fail. */
-static void *
-FailingResize(void *ctx, void *ptr, size_t size)
-{
-	FailingMem *f = (FailingMem *) ctx;
-
-	if (FailNow(f))
-		PbOutOfMemory();
-	return f->inner->resize(f->inner->ctx, ptr, size);
-}
-
-/* release: the inner allocator's. */
-static void
-FailingRelease(void *ctx, void *ptr)
-{
-	FailingMem *f = (FailingMem *) ctx;
-
-	f->inner->release(f->inner->ctx, ptr);
-}
-
-/* PbPipeConfig.wrap_mem: the pool's allocator inside the failing one (ctx). */
-static const PbAllocator *
-WrapFailing(void *ctx, const PbAllocator *inner)
-{
-	FailingMem *f = (FailingMem *) ctx;
-
-	f->inner = inner;
-	f->mem = (PbAllocator) {FailingAlloc, FailingResize, FailingRelease, NULL, f};
-	return &f->mem;
+	PbPipeThrottleInstall(c, th, filter_us, agg_us);
 }
 
 /* Run the pipeline over a grid tiling of s with config c; stats into *st. */
@@ -613,7 +442,7 @@ test_pipeline_device_migration(void)
 	FakeDevice	fd;
 	PbPipeDevice dev = FakeOps(&fd);
 	PbPipeConfig c;
-	Throttle	th;
+	PbPipeThrottle	th;
 
 	MakeSets(&s, &r, 400, 300, 1);
 	BruteForce(&s, &want);
@@ -744,7 +573,7 @@ test_pipeline_kept_pairs(void)
 	uint32_t	nwant = 0;
 	FakeDevice	fd;
 	PbPipeDevice dev = FakeOps(&fd);
-	Throttle	th;
+	PbPipeThrottle	th;
 
 	MakeSets(&s, &r, 300, 250, 1);
 	PbScratchInit(&sc, &PbMallocAllocator);
@@ -883,7 +712,7 @@ test_pipeline_stop(void)
 	PbTiling	tl;
 	PbPipeConfig c;
 	PbPipeline *p;
-	Throttle	th;
+	PbPipeThrottle	th;
 	int			calls = 0,
 				fed = 1;
 
@@ -1032,7 +861,7 @@ test_pipeline_out_of_memory(void)
 		{
 			FakeDevice	fd;
 			PbPipeDevice dev = FakeOps(&fd);
-			FailingMem	fm;
+			PbPipeFailingMem fm;
 			PbTiling	tl;
 			PbPipeline *p;
 			int			fed = 1,
@@ -1041,9 +870,7 @@ test_pipeline_out_of_memory(void)
 			pb_test_context("device %d, failing after %ld allocations", with_device, after[i]);
 			PbPipeConfigDefaults(&c, 3);
 			c.device = with_device ? &dev : NULL;
-			atomic_init(&fm.left, after[i]);
-			c.wrap_mem = WrapFailing;
-			c.wrap_mem_ctx = &fm;
+			PbPipeFailingMemInstall(&c, &fm, after[i]);
 			PbTileGrid(&tl, &s.b, s.in_a, 20, &PbMallocAllocator, 1);
 			p = PbPipeStart(&c);
 			CHECK(p != NULL);

@@ -60,5 +60,9 @@ SELECT count(*) AS rows_with_the_role FROM pb_read_polygons('/tmp/pb_regress_fil
 RESET ROLE;
 DROP OWNED BY pb_regress_reader;
 DROP ROLE pb_regress_reader;
+-- a 200,000-digit number: the out-of-range error (it once read freed memory and
+-- crashed the server)
+COPY (SELECT '1 0 0 1 0 1 ' || repeat('1', 200000)) TO '/tmp/pb_regress_files/long_number.txt';
+SELECT count(*) FROM pb_read_polygons('/tmp/pb_regress_files/long_number.txt');
 COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/pb_regress_files';
 DROP TABLE fa, fb;

@@ -532,6 +532,69 @@ test_text_errors(void)
 	CheckError("POLYGON((0 0,1 0,1 -2e308,0 0))", PB_ERR_NONFINITE, "out of the range of doubles", 20);
 }
 
+/*
+ * Numbers longer than the scanner's stack buffer (a heap copy) convert as
+ * strtod does, and an out-of-range one is an error, not a read of the
+ * freed copy (once a server crash: ~120 digits for AddressSanitizer,
+ * unmapped memory at ~128 KB).
+ */
+void
+test_text_long_numbers(void)
+{
+	static const size_t ndigits[] = {130, 1000, 200000};
+	size_t		cap = 200000 + 100;
+	char	   *num = malloc(cap),
+			   *line = malloc(cap + 64);
+	PbBatch		b;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	for (size_t i = 0; i < sizeof(ndigits) / sizeof(ndigits[0]); i++)
+	{
+		size_t		n = ndigits[i];
+		Parsed		r;
+		double		want,
+					x,
+					y;
+
+		/* out of range: n ones, times 10^400 */
+		memset(num, '1', n);
+		snprintf(num + n, cap - n, "e400");
+		snprintf(line, cap + 64, "1 0 0 1 0 1 %s", num);
+		CheckErrorN(line, strlen(line), PB_ERR_NONFINITE, "out of the range of doubles", 13);
+
+		/* in range: 0.000...0001e(n - 1), that is 0.1, and n - 2 zeros then 12345 */
+		num[0] = '0';
+		num[1] = '.';
+		memset(num + 2, '0', n - 3);
+		snprintf(num + n - 1, cap - n + 1, "1e%zu", n - 3);
+		for (int k = 0; k < 2; k++)
+		{
+			if (k == 1)
+			{
+				memset(num, '0', n);
+				snprintf(num + n, cap - n, "12345");
+			}
+			want = strtod(num, NULL);
+			snprintf(line, cap + 64, "1 %s 0.5 1234.5678 0.5 1234.5678 9876.5", num);
+			pb_test_context("%zu digits, form %d", n, k);
+			r = Parse(&b, line);
+			if (r.st != PB_OK)
+				pb_check_fail(__FILE__, __LINE__, "failed: %s", r.err.message);
+			else
+			{
+				ShapePointXY(&b, &b.shapes[r.shape], b.shapes[r.shape].ring_first, 0, &x, &y);
+				if (memcmp(&x, &want, sizeof(double)) != 0)
+					pb_check_fail(__FILE__, __LINE__, "%.17g != strtod's %.17g", x, want);
+			}
+			PbBatchReset(&b);
+		}
+	}
+	pb_test_context("%s", "");
+	PbBatchFree(&b);
+	free(num);
+	free(line);
+}
+
 /* Numbers convert exactly as strtod (correctly rounded) does, fast path or not. */
 void
 test_text_numbers_match_strtod(void)

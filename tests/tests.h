@@ -36,6 +36,7 @@
 	X(test_text_skip_lines) \
 	X(test_text_errors) \
 	X(test_text_numbers_match_strtod) \
+	X(test_text_long_numbers) \
 	X(test_text_locale_independent) \
 	X(test_text_failure_leaves_batch) \
 	X(test_text_random_shapes_match_ewkb) \

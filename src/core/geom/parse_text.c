@@ -261,7 +261,8 @@ SlowNumber(TextCursor *c, const char *start, const char *stop, double *out)
 	int64_t		nfrac = 0,
 				ev = 0;
 	int			in_frac = 0,
-				eneg = 0;
+				eneg = 0,
+				whole;
 	double		v;
 
 	for (; q < stop && *q != 'e' && *q != 'E'; q++)
@@ -286,9 +287,10 @@ SlowNumber(TextCursor *c, const char *start, const char *stop, double *out)
 	}
 	snprintf(w, 24, "e%lld", (long long) ((eneg ? -ev : ev) - nfrac));
 	v = strtod(buf, &parsed);
+	whole = (*parsed == '\0');	/* read before buf is released */
 	if (buf != local)
 		c->mem->release(c->mem->ctx, buf);
-	if (*parsed != '\0')
+	if (!whole)
 		return TextFail(c, PB_ERR_FORMAT, start, "malformed number");
 	if (!isfinite(v))
 		return TextFail(c, PB_ERR_NONFINITE, start,

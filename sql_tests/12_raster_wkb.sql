@@ -154,6 +154,8 @@ SELECT pb_fill_holes(set_byte(t_rast(2, 1, 4, t_u8(1, 1)), 1, 1));
 SELECT pb_fill_holes('\x02'::bytea || substr(t_rast(2, 1, 4, t_u8(1, 1)), 2));
 SELECT pb_fill_holes(t_rast(2, 1, 4, t_u8(1) || '/x.tif'::bytea || '\x00'::bytea, 128));
 SELECT pb_fill_holes(t_rast(2, 1, 9, t_u8(1, 1)));
+-- a 1BB pixel is 0 or 1 (PostGIS refuses 108 too)
+SELECT pb_fill_holes(t_rast(2, 1, 0, t_u8(1, 108)));
 SELECT pb_fill_holes(t_rast(2, 1, 4, t_u8(1, 1)), 0);
 SELECT pb_distance_transform(t_rast(2, 1, 4, t_u8(1, 1)), 1, '{1}');
 SELECT pb_distance_transform(t_rast(2, 1, 4, t_u8(1, 1)), 1, '{0, 1}');

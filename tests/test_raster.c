@@ -215,6 +215,54 @@ test_raster_wkb_offline_and_types(void)
 	CHECK(strcmp(PbWkbPixName(9), "unknown") == 0);
 }
 
+/*
+ * Sub-byte pixel types hold what fits their bits, as PostGIS requires: a
+ * 1BB pixel of 108 (or a 2BUI of 4, a 4BUI of 16) is refused by value.
+ */
+void
+test_raster_wkb_sub_byte_values(void)
+{
+	static const struct
+	{
+		int			type;
+		uint8_t		max;
+		const char *msg;
+	}			cases[] = {
+		{PB_WKB_1BB, 1, "band 1 has invalid value 108 for a pixel of type 1BB"},
+		{PB_WKB_2BUI, 3, "band 1 has invalid value 108 for a pixel of type 2BUI"},
+		{PB_WKB_4BUI, 15, "band 1 has invalid value 108 for a pixel of type 4BUI"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		PbRasterHeader h = {1, -1, 0, 0, 0, 0, 0, 2, 2, 1};
+		uint8_t		buf[128],
+				   *p = PbRasterWriteHeader(buf, &h, 1),
+				   *pixels;
+		PbRasterBand b;
+		PbError		err;
+
+		pb_test_context("type %s", PbWkbPixName(cases[i].type));
+		*p++ = (uint8_t) cases[i].type;
+		*p++ = 0;				/* nodata */
+		pixels = p;
+		p[0] = 0;
+		p[1] = cases[i].max;
+		p[2] = 0;
+		p[3] = cases[i].max;
+		p += 4;
+		CHECK(PbRasterParseHeader(buf, p - buf, &h, &err));
+		CHECK(PbRasterGetBand(buf, p - buf, 1, &b, &err));
+		pixels[3] = cases[i].max + 1;
+		CHECK(!PbRasterParseHeader(buf, p - buf, &h, &err));
+		CHECK_INT(err.code, PB_ERR_FORMAT);
+		pixels[3] = 108;
+		CHECK(!PbRasterGetBand(buf, p - buf, 1, &b, &err));
+		CHECK_STR_HAS(err.message, cases[i].msg);
+	}
+	pb_test_context("%s", "");
+}
+
 /* Floats: NaN and the nodata value are nodata; the all-nodata flag marks every pixel. */
 void
 test_raster_wkb_nodata(void)

@@ -9,6 +9,7 @@
 	X(test_raster_wkb_xdr_and_rewrite) \
 	X(test_raster_wkb_truncated) \
 	X(test_raster_wkb_offline_and_types) \
+	X(test_raster_wkb_sub_byte_values) \
 	X(test_raster_wkb_nodata)
 
 #endif

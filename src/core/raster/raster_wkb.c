@@ -163,6 +163,46 @@ ReadValue(const uint8_t *p, int wkb_type, bool swap)
 }
 
 /*
+ * The largest value a pixel of a sub-byte type may hold (1BB 1, 2BUI 3,
+ * 4BUI 15), or 0 for the types whose every byte pattern is a value.
+ */
+static unsigned
+SubBytePixMax(int wkb_type)
+{
+	switch (wkb_type)
+	{
+		case PB_WKB_1BB:
+			return 1;
+		case PB_WKB_2BUI:
+			return 3;
+		case PB_WKB_4BUI:
+			return 15;
+	}
+	return 0;
+}
+
+/*
+ * Check that the npix one-byte pixels of band b (a sub-byte type) fit its
+ * type, as PostGIS's rt_band_from_wkb does: a 1BB pixel of 108 is not a
+ * bit, and computing on it would give answers PostGIS never could.
+ */
+static bool
+CheckSubBytePixels(const uint8_t *pixels, uint64_t npix, int wkb_type, int b, PbError *err)
+{
+	unsigned	max = SubBytePixMax(wkb_type);
+	char		msg[160];
+
+	for (uint64_t i = 0; i < npix; i++)
+		if (pixels[i] > max)
+		{
+			snprintf(msg, sizeof(msg), "raster WKB band %d has invalid value %u for a pixel of type %s",
+					 b, pixels[i], PbWkbPixName(wkb_type));
+			return Fail(err, PB_ERR_FORMAT, msg);
+		}
+	return true;
+}
+
+/*
  * Walk the bands after the header, checking their lengths; with want > 0,
  * stop at band want and describe it in out.
  */
@@ -215,6 +255,9 @@ WalkBands(const uint8_t *wkb, size_t len, const PbRasterHeader *h, int want,
 			if ((uint64_t) (len - pos) / (uint64_t) bytes < npix)
 				return Fail(err, PB_ERR_FORMAT, "raster WKB is truncated in the pixels of a band");
 			band.pixels = wkb + pos;
+			if (SubBytePixMax(band.wkb_type) != 0 &&
+				!CheckSubBytePixels(band.pixels, npix, band.wkb_type, b, err))
+				return false;
 			pos += npix * bytes;
 		}
 		if (b == want)

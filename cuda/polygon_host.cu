@@ -255,21 +255,6 @@ Pack(char *h, const Packing *pk, const PbDevicePart *parts, uint32_t nparts)
 	return 0;
 }
 
-/* The one part of a PbGpuSubmit: pairs pair_idx[0..n) of batch b. */
-static PbDevicePart
-OnePart(const PbBatch *b, const uint32_t *pair_idx, uint32_t n)
-{
-	PbDevicePart	part;
-
-	memset(&part, 0, sizeof(part));
-	part.batch = b;
-	part.pairs = b->pairs;
-	part.pair_idx = pair_idx;
-	part.npairs = n;
-	PbDevicePartCount(&part);
-	return part;
-}
-
 /* The device bytes of the parts' packed form and results (see Packing). */
 extern "C" size_t
 PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)
@@ -402,7 +387,7 @@ extern "C" int
 PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 			PbGpuKernel kernel, char *err, size_t err_len)
 {
-	PbDevicePart	part = OnePart(b, pair_idx, n);
+	PbDevicePart	part = PbDeviceOnePart(b, pair_idx, n);
 
 	return PbGpuSubmitParts(g, &part, 1, kernel, err, err_len);
 }

@@ -175,12 +175,7 @@ PbGpuStartBatch(const void *owner, const PbBatch *b, const uint32_t *idx,
 	if (!Acquire(caller, PB_GPU_FOR_POLYGONS, &opener, &g))
 		return PB_GPU_FAILED;
 	opener->device(opener->ctx, g, &owner_dev);
-	memset(&part, 0, sizeof(part));
-	part.batch = b;
-	part.pairs = b->pairs;
-	part.pair_idx = idx;
-	part.npairs = n;
-	PbDevicePartCount(&part);
+	part = PbDeviceOnePart(b, idx, n);
 	if (owner_dev.stage(owner_dev.ctx, &part, 1, err, sizeof(err)) != 0 ||
 		owner_dev.start(owner_dev.ctx, err, sizeof(err)) != 0)
 	{

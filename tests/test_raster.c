@@ -257,7 +257,7 @@ test_raster_wkb_sub_byte_values(void)
 		CHECK(!PbRasterParseHeader(buf, p - buf, &h, &err));
 		CHECK_INT(err.code, PB_ERR_FORMAT);
 		pixels[3] = 108;
-		CHECK(!PbRasterGetBand(buf, p - buf, 1, &b, &err));
+		CHECK(!PbRasterParseHeader(buf, p - buf, &h, &err));
 		CHECK_STR_HAS(err.message, cases[i].msg);
 	}
 	pb_test_context("%s", "");

@@ -21,26 +21,11 @@
 #include "../cuda/pb_raster_gpu.h"
 #include "../cuda/pb_raster_gpu_test.h"
 #include "harness.h"
+#include "test_gpu_context.h"
 #include "recon_ref.h"
 
 #define GPU_BUDGET ((size_t) 8 << 30)	/* enough for every untiled test */
 
-/*
- * The tests' GPU context, opened once, with its budget set to budget;
- * NULL without a GPU (the calls given it then fail with a reason).
- */
-static PbGpu *
-RgGpu(size_t budget)
-{
-	static PbGpu *g;
-	char		err[256];
-
-	if (g == NULL && (g = PbGpuOpen(budget, err, sizeof(err))) == NULL)
-		pb_test_note("no GPU: %s", err);
-	if (g != NULL)
-		PbGpuSetBudget(g, budget);
-	return g;
-}
 #define CPU_THREADS 16
 
 /* malloc that aborts the test program on failure. */
@@ -256,7 +241,7 @@ CheckRecon(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op,
 		diff = -1;
 		goto out;
 	}
-	rc = PbGpuReconstruct(RgGpu(budget), &gpu, mask, conn, op, NULL, NULL, &st, err, sizeof(err));
+	rc = PbGpuReconstruct(TestGpu(budget), &gpu, mask, conn, op, NULL, NULL, &st, err, sizeof(err));
 	if (stats_out)
 		*stats_out = st;
 	if (rc != 0)
@@ -689,7 +674,7 @@ test_rgpu_recon_poll(void)
 	mk = ImgNew(300, 300, PB_PIX_8BUI);
 	ImgSet(&mk, 0, ImgGet(&mask, 0));
 	cpu = ImgCopy(&mk);
-	rc = PbGpuReconstruct(RgGpu(GPU_BUDGET), &cpu, &mask, 8, PB_RECON_DILATE, PollStop, NULL, NULL, err,
+	rc = PbGpuReconstruct(TestGpu(GPU_BUDGET), &cpu, &mask, 8, PB_RECON_DILATE, PollStop, NULL, NULL, err,
 						  sizeof(err));
 	if (rc != 1)
 		pb_check_fail(__FILE__, __LINE__, "stop poll: returned %d (%s), want 1", rc, err);
@@ -697,7 +682,7 @@ test_rgpu_recon_poll(void)
 	cpu = ImgCopy(&mk);
 	if (PbReconstructSeq(&cpu, &mask, 8, PB_RECON_DILATE) != PB_OK)
 		pb_check_fail(__FILE__, __LINE__, "PbReconstructSeq failed");
-	rc = PbGpuReconstruct(RgGpu(GPU_BUDGET), &mk, &mask, 8, PB_RECON_DILATE, PollCount, &calls, NULL, err,
+	rc = PbGpuReconstruct(TestGpu(GPU_BUDGET), &mk, &mask, 8, PB_RECON_DILATE, PollCount, &calls, NULL, err,
 						  sizeof(err));
 	if (rc != 0)
 		pb_check_fail(__FILE__, __LINE__, "counting poll: returned %d (%s)", rc, err);
@@ -719,16 +704,16 @@ test_rgpu_recon_badarg(void)
 	PbImage		e = {0, 5, PB_PIX_8BUI, NULL};
 	char		err[256] = "";
 
-	if (PbGpuReconstruct(RgGpu(GPU_BUDGET), &a, &a, 6, PB_RECON_DILATE, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuReconstruct(TestGpu(GPU_BUDGET), &a, &a, 6, PB_RECON_DILATE, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "connectivity 6 accepted");
 	else
 		CHECK_STR_HAS(err, "invalid");
-	if (PbGpuReconstruct(RgGpu(GPU_BUDGET), &a, &b, 4, PB_RECON_DILATE, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuReconstruct(TestGpu(GPU_BUDGET), &a, &b, 4, PB_RECON_DILATE, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "different sizes accepted");
-	if (PbGpuReconstruct(RgGpu(GPU_BUDGET), &e, &e, 4, PB_RECON_DILATE, NULL, NULL, NULL, err, sizeof(err)) != 0)
+	if (PbGpuReconstruct(TestGpu(GPU_BUDGET), &e, &e, 4, PB_RECON_DILATE, NULL, NULL, NULL, err, sizeof(err)) != 0)
 		pb_check_fail(__FILE__, __LINE__, "empty image: %s", err);
 	err[0] = '\0';
-	if (PbGpuReconstruct(RgGpu(100), &a, &a, 4, PB_RECON_DILATE, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuReconstruct(TestGpu(100), &a, &a, 4, PB_RECON_DILATE, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "a budget of 100 bytes accepted");
 	else
 		CHECK_STR_HAS(err, "budget");
@@ -784,7 +769,7 @@ CheckEdt(const uint8_t *fg, int w, int h, double sy, double sx, int with_nearest
 		bad = -1;
 		goto out;
 	}
-	rc = PbGpuDistance(RgGpu(budget), fg, w, h, sy, sx, dg, ng, NULL, NULL, &st, err, sizeof(err));
+	rc = PbGpuDistance(TestGpu(budget), fg, w, h, sy, sx, dg, ng, NULL, NULL, &st, err, sizeof(err));
 	if (stats_out)
 		*stats_out = st;
 	if (rc != 0)
@@ -949,21 +934,21 @@ test_rgpu_edt_poll_badarg(void)
 
 	memset(fg, 1, sizeof(fg));
 	fg[100] = 0;
-	rc = PbGpuDistance(RgGpu(GPU_BUDGET), fg, 64, 64, 1, 1, d, NULL, PollStop, NULL, NULL, err, sizeof(err));
+	rc = PbGpuDistance(TestGpu(GPU_BUDGET), fg, 64, 64, 1, 1, d, NULL, PollStop, NULL, NULL, err, sizeof(err));
 	if (rc != 1)
 		pb_check_fail(__FILE__, __LINE__, "stop poll: returned %d (%s), want 1", rc, err);
-	rc = PbGpuDistance(RgGpu(GPU_BUDGET), fg, 64, 64, 1, 1, d, NULL, PollCount, &calls, NULL, err, sizeof(err));
+	rc = PbGpuDistance(TestGpu(GPU_BUDGET), fg, 64, 64, 1, 1, d, NULL, PollCount, &calls, NULL, err, sizeof(err));
 	if (rc != 0 || calls < 1)
 		pb_check_fail(__FILE__, __LINE__, "counting poll: returned %d (%s), %d calls", rc, err, calls);
-	if (PbGpuDistance(RgGpu(GPU_BUDGET), fg, 64, 64, 0, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, 64, 64, 0, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "spacing 0 accepted");
-	if (PbGpuDistance(RgGpu(GPU_BUDGET), fg, 70000, 1, 1, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, 70000, 1, 1, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "width 70000 accepted");
-	if (PbGpuDistance(RgGpu(64), fg, 64, 64, 1, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuDistance(TestGpu(64), fg, 64, 64, 1, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "a budget of 64 bytes accepted");
 	else
 		CHECK_STR_HAS(err, "budget");
-	if (PbGpuDistance(RgGpu(GPU_BUDGET), fg, 0, 64, 1, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != 0)
+	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, 0, 64, 1, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != 0)
 		pb_check_fail(__FILE__, __LINE__, "empty image: %s", err);
 }
 
@@ -989,10 +974,10 @@ TimeRecon(const PbImage *mk, const PbImage *mask, int conn, PbReconOp op, const 
 	size_t		n = (size_t) mk->width * mk->height * PbPixSize(mk->type);
 
 	pb_test_context("%s %dx%d", what, mk->width, mk->height);
-	if (PbGpuReconstruct(RgGpu(GPU_BUDGET), &g1, mask, conn, op, NULL, NULL, &st, err, sizeof(err)) != 0)
+	if (PbGpuReconstruct(TestGpu(GPU_BUDGET), &g1, mask, conn, op, NULL, NULL, &st, err, sizeof(err)) != 0)
 		pb_check_fail(__FILE__, __LINE__, "PbGpuReconstruct (warm-up) failed: %s", err);
 	t0 = NowMs();
-	if (PbGpuReconstruct(RgGpu(GPU_BUDGET), &g2, mask, conn, op, NULL, NULL, &st, err, sizeof(err)) != 0)
+	if (PbGpuReconstruct(TestGpu(GPU_BUDGET), &g2, mask, conn, op, NULL, NULL, &st, err, sizeof(err)) != 0)
 		pb_check_fail(__FILE__, __LINE__, "PbGpuReconstruct failed: %s", err);
 	t1 = NowMs();
 	t2 = NowMs();
@@ -1062,10 +1047,10 @@ test_rgpu_timings(void)
 	dc = RgMalloc(en * sizeof(float));
 	for (size_t i = 0; i < en; i++)
 		fg[i] = (RngNext(&r) & 1023) != 0;
-	if (PbGpuDistance(RgGpu(GPU_BUDGET), fg, es, es, 1, 1, dg, NULL, NULL, NULL, &st, err, sizeof(err)) != 0)
+	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, es, es, 1, 1, dg, NULL, NULL, NULL, &st, err, sizeof(err)) != 0)
 		pb_check_fail(__FILE__, __LINE__, "PbGpuDistance (warm-up) failed: %s", err);
 	t0 = NowMs();
-	if (PbGpuDistance(RgGpu(GPU_BUDGET), fg, es, es, 1, 1, dg, NULL, NULL, NULL, &st, err, sizeof(err)) != 0)
+	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, es, es, 1, 1, dg, NULL, NULL, NULL, &st, err, sizeof(err)) != 0)
 		pb_check_fail(__FILE__, __LINE__, "PbGpuDistance failed: %s", err);
 	t1 = NowMs();
 	t2 = NowMs();

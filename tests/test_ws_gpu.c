@@ -22,26 +22,11 @@
 #include "../cuda/pb_raster_gpu_test.h"
 #include "../src/core/raster/pb_raster.h"
 #include "harness.h"
+#include "test_gpu_context.h"
 #include "watershed_ref.h"
 
 #define WG_BUDGET ((size_t) 8 << 30)	/* enough for every untiled test */
 
-/*
- * The tests' GPU context, opened once, with its budget set to budget;
- * NULL without a GPU (the calls given it then fail with a reason).
- */
-static PbGpu *
-WgContext(size_t budget)
-{
-	static PbGpu *g;
-	char		err[256];
-
-	if (g == NULL && (g = PbGpuOpen(budget, err, sizeof(err))) == NULL)
-		pb_test_note("no GPU: %s", err);
-	if (g != NULL)
-		PbGpuSetBudget(g, budget);
-	return g;
-}
 #define WG_THREADS 16
 
 /* An input of the watershed: image, optional walls and markers. */
@@ -429,7 +414,7 @@ static bool
 WgGpu(const PbWatershedSpec *s, uint32_t *labels, size_t budget, PbRasterGpuStats *st)
 {
 	char		err[256] = "";
-	int			rc = PbGpuWatershed(WgContext(budget), s, labels, NULL, NULL, st, err, sizeof(err));
+	int			rc = PbGpuWatershed(TestGpu(budget), s, labels, NULL, NULL, st, err, sizeof(err));
 
 	if (rc != 0)
 		pb_check_fail(__FILE__, __LINE__, "PbGpuWatershed returned %d: %s", rc, err);
@@ -736,13 +721,13 @@ test_wsgpu_poll(void)
 
 	WgSpiral(&c.img, &r);
 	s = WgSpec(&c, 4, false);
-	rc = PbGpuWatershed(WgContext(WG_BUDGET), &s, g, WgPollStop, NULL, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, WgPollStop, NULL, NULL, err, sizeof(err));
 	if (rc != 1)
 		pb_check_fail(__FILE__, __LINE__, "stop poll: returned %d (%s), want 1", rc, err);
-	rc = PbGpuWatershed(WgContext(50000), &s, g, WgPollStop, NULL, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(TestGpu(50000), &s, g, WgPollStop, NULL, NULL, err, sizeof(err));
 	if (rc != 1)
 		pb_check_fail(__FILE__, __LINE__, "stop poll, tiled: returned %d (%s), want 1", rc, err);
-	rc = PbGpuWatershed(WgContext(WG_BUDGET), &s, g, WgPollCount, &calls, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, WgPollCount, &calls, NULL, err, sizeof(err));
 	if (rc != 0)
 		pb_check_fail(__FILE__, __LINE__, "counting poll: returned %d (%s)", rc, err);
 	else if (PbWatershedRef(&s, want) == PB_OK)
@@ -763,23 +748,23 @@ test_wsgpu_badarg(void)
 	uint32_t	g[100];
 	char		err[256] = "";
 
-	if (PbGpuWatershed(WgContext(WG_BUDGET), NULL, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), NULL, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "NULL spec accepted");
-	if (PbGpuWatershed(WgContext(WG_BUDGET), &s, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "NULL labels accepted");
 	s.connectivity = 6;
-	if (PbGpuWatershed(WgContext(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "connectivity 6 accepted");
 	s.connectivity = 4;
 	s.image.type = (PbPixType) 99;
-	if (PbGpuWatershed(WgContext(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "pixel type 99 accepted");
 	s.image.type = PB_PIX_8BUI;
 	s.image.width = 0;
-	if (PbGpuWatershed(WgContext(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "width 0 accepted");
 	s.image.width = 10;
-	if (PbGpuWatershed(WgContext(64), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(64), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "a budget of 64 bytes accepted");
 	else
 		CHECK_STR_HAS(err, "budget");

@@ -255,7 +255,8 @@ WalkBands(const uint8_t *wkb, size_t len, const PbRasterHeader *h, int want,
 			if ((uint64_t) (len - pos) / (uint64_t) bytes < npix)
 				return Fail(err, PB_ERR_FORMAT, "raster WKB is truncated in the pixels of a band");
 			band.pixels = wkb + pos;
-			if (SubBytePixMax(band.wkb_type) != 0 &&
+			/* values are checked once, by the whole walk (PbRasterParseHeader) */
+			if (want == 0 && SubBytePixMax(band.wkb_type) != 0 &&
 				!CheckSubBytePixels(band.pixels, npix, band.wkb_type, b, err))
 				return false;
 			pos += npix * bytes;

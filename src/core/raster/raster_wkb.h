@@ -62,7 +62,8 @@ const char *PbWkbPixName(int wkb_type);
 
 /*
  * Parse the header of a raster WKB and check that the whole value is
- * well-formed (every band complete, nothing after the last one).
+ * well-formed (every band complete, sub-byte pixels within their type,
+ * nothing after the last one).
  */
 bool		PbRasterParseHeader(const uint8_t *wkb, size_t len, PbRasterHeader *h,
 								PbError *err);

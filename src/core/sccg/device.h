@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../geom/batch.h"
 
@@ -64,6 +65,21 @@ PbDevicePartCount(PbDevicePart *part)
 				part->nrings++;
 				part->nipts += b->rings[b->shapes[i].ring_first + r].npoints;
 			}
+}
+
+/* The part computing pairs pair_idx[0..n) of batch b's pair list, counted. */
+static inline PbDevicePart
+PbDeviceOnePart(const PbBatch *b, const uint32_t *pair_idx, uint32_t n)
+{
+	PbDevicePart part;
+
+	memset(&part, 0, sizeof(part));
+	part.batch = b;
+	part.pairs = b->pairs;
+	part.pair_idx = pair_idx;
+	part.npairs = n;
+	PbDevicePartCount(&part);
+	return part;
 }
 
 /* One pair found by the device filter, with its area. */

@@ -38,7 +38,7 @@ typedef struct AggBatch
 {
 	PbTask	  **tasks;
 	uint8_t    *stolen;
-	PbDevicePart  *parts;
+	PbDevicePart *parts;
 	uint32_t	n,
 				cap;
 	uint64_t	pairs;
@@ -463,7 +463,7 @@ StageOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_
 	for (uint32_t i = 0; i < b->n; i++)
 	{
 		PbTask	   *t = b->tasks[i];
-		PbDevicePart  *part = &b->parts[i];
+		PbDevicePart *part = &b->parts[i];
 
 		memset(part, 0, sizeof(*part));
 		if (b->stolen[i])

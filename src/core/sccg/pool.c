@@ -6,10 +6,10 @@
  * no size, payloads keep malloc's alignment, and destroying the pool frees
  * even blocks a thread lost when it ran out of memory mid-task.  A cached
  * block links to the next through its payload.  When malloc fails the
- * pool calls PbOutOfMemory.  Under
- * AddressSanitizer the bytes nobody may touch (cached blocks, the slack
- * past the size asked for) are poisoned, so a use after release is still
- * reported although the memory does not go back to malloc.
+ * pool calls PbOutOfMemory.  Under AddressSanitizer the bytes nobody may
+ * touch (cached blocks, the slack past the size asked for) are poisoned,
+ * so a use after release is still reported although the memory does not
+ * go back to malloc.
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -2,6 +2,7 @@
  * fuzz_area.c: the checks of intersection areas the harnesses share (see
  * fuzz.h): range, symmetry, and agreement of the engines on int pairs.
  */
+#include <float.h>
 #include <math.h>
 
 #include "fuzz.h"
@@ -46,7 +47,8 @@ FuzzCheckPairArea(PbScratch *s, const PbBatch *b, uint32_t a, uint32_t c,
 	}
 	w = PbWindow(p, q);
 	warea = (w.xmax - w.xmin) * (w.ymax - w.ymin);
-	tol = 1e-9 * warea;
+	/* rounding: relative to the window, and no finer than normal doubles */
+	tol = 1e-9 * warea + DBL_MIN;
 	FUZZ_CHECK(isfinite(r) && r >= 0.0 && r <= warea + tol,
 			   "area %.17g outside [0, %.17g] (the window)", r, warea);
 	FUZZ_CHECK(fabs(r - r2) <= tol, "area %.17g one way round, %.17g the other", r, r2);

@@ -45,6 +45,7 @@ static size_t current_size;
 static const char *current_what = "";
 static const char *artifact_prefix = "";
 static long long current_run = -1;
+static uint64_t current_seed;
 
 /* Append an input to the pool (the driver's own memory, not the harness's). */
 static void
@@ -84,6 +85,9 @@ WriteCrash(void)
 	}
 	fprintf(stderr, "driver: %s crashed (%zu bytes); input written to %s\n",
 			current_what, current_size, path);
+	if (current_run >= 0)
+		fprintf(stderr, "driver: the same paths with -runs=%lld -seed=%llu run it again\n",
+				current_run + 1, (unsigned long long) current_seed);
 }
 
 /* Signal handler: save the input, then die of the signal as before. */
@@ -387,6 +391,7 @@ main(int argc, char **argv)
 			max_len = pool[i].size;
 	buf = malloc(max_len + 1);
 	state = seed;
+	current_seed = seed;
 	for (long long r = 0; r < runs; r++)
 	{
 		const Input *from = &pool[Below(&state, npool)];

@@ -197,11 +197,11 @@ PutDouble(uint8_t *p, double v)
 	return p + 8;
 }
 
-/* Decode one ring of a Polygon, given as x y pairs, as NDR WKB into b. */
+/* Decode a Polygon of one ring of up to 8 points (x y pairs) as NDR WKB into b. */
 static void
 DecodeRing(PbBatch *b, const double *xy, uint32_t n)
 {
-	uint8_t		buf[9 + 4 + 16 * 8];
+	uint8_t		buf[1 + 4 + 4 + 4 + 8 * 16];
 	uint8_t    *p = buf;
 	uint32_t	type = PB_POLYGONTYPE,
 				one = 1,

@@ -88,5 +88,6 @@ print-nvcc:
 .PHONY: installcheck-gpu print-nvcc check-layers
 
 include tests/Makefile.tests
+include tests/fuzz/Makefile.fuzz
 include bench/Makefile.bench
 

@@ -1,7 +1,8 @@
 -- Polygon text files read by the server: pb_read_polygons and
 -- pb_compare_files, against the same polygons loaded into a table;
--- format errors name the file and line; only roles allowed to read server
--- files may use them.
+-- format errors name the file and line; both take and refuse the same
+-- files with the same messages; only roles allowed to read server files
+-- may use them.
 CREATE TABLE fa (id bigint, geom geometry);
 CREATE TABLE fb (id bigint, geom geometry);
 \copy fa FROM PROGRAM './bench/pbgen --polygons 1200 --seed 9 --set a'
@@ -64,5 +65,70 @@ DROP ROLE pb_regress_reader;
 -- crashed the server)
 COPY (SELECT '1 0 0 1 0 1 ' || repeat('1', 200000)) TO '/tmp/pb_regress_files/long_number.txt';
 SELECT count(*) FROM pb_read_polygons('/tmp/pb_regress_files/long_number.txt');
+
+-- One reader behind both functions (issue 20).  Numbers in every spelling
+-- (1e1, +0, a ring closed by -00, .5, 5.), Z, M, SRID and EMPTY parts: the
+-- rows are PostGIS's geometries of the same polygons written plainly, and
+-- pb_compare_files reads the same polygons
+CREATE TABLE spelled (line int, text text, plain text);
+INSERT INTO spelled VALUES
+  (1, '1 POLYGON((0 0,1e1 0,1E+1 10,+0 10,-00 -00))', 'POLYGON((0 0,10 0,10 10,0 10,0 0))'),
+  (2, '2 .5 0 5. 0 5 1e-1', 'POLYGON((0.5 0,5 0,5 0.1,0.5 0))'),
+  (3, '3 0 0 4 0 4 4 -00 4 -0 -0', 'POLYGON((0 0,4 0,4 4,-0 4,0 0))'),
+  (4, 'SRID=4;MULTIPOLYGON Z (EMPTY,((0 0 1,1e0 0 1,1 1 1,-0 -0 1)))', 'SRID=4;MULTIPOLYGON Z (EMPTY,((0 0 1,1 0 1,1 1 1,0 0 1)))'),
+  (5, '5 polygonm((0 0 7,2 0 7,2 2 7,0 0 7),(1 0.5 7,1.5 0.5 7,1.5 1 7,1 0.5 7))', 'POLYGON M ((0 0 7,2 0 7,2 2 7,0 0 7),(1 0.5 7,1.5 0.5 7,1.5 1 7,1 0.5 7))'),
+  (6, '6 POLYGON((0 0 1 2,1 0 1 2,1 1 1 2,0 0 1 2))', 'POLYGON ZM ((0 0 1 2,1 0 1 2,1 1 1 2,0 0 1 2))'),
+  (7, 'MULTIPOLYGON EMPTY', 'MULTIPOLYGON EMPTY');
+COPY (SELECT text FROM spelled ORDER BY line) TO '/tmp/pb_regress_files/spelled.txt';
+SELECT line, r.id, ST_AsEWKB(r.geom) = ST_AsEWKB(plain::geometry) AS postgis_geometry, ST_Area(r.geom)
+FROM pb_read_polygons('/tmp/pb_regress_files/spelled.txt') r JOIN spelled s ON s.line = r.line_number ORDER BY line;
+-- the same polygons, the same areas through both readers (without the SRID 4
+-- line), and PostGIS's sum of intersection areas
+COPY (SELECT text FROM spelled WHERE line <> 4 ORDER BY line) TO '/tmp/pb_regress_files/spelled0.txt';
+CREATE TABLE spelled_rows AS SELECT * FROM pb_read_polygons('/tmp/pb_regress_files/spelled0.txt');
+SELECT (f).polygons_a, f IS NOT DISTINCT FROM t AS same_as_rows,
+       abs((f).intersection_area - (SELECT sum(ST_Area(ST_Intersection(p.geom, q.geom)))
+                                    FROM spelled_rows p, spelled_rows q WHERE p.geom && q.geom)) < 1e-9 AS postgis_area
+FROM pb_compare_files(ARRAY['/tmp/pb_regress_files/spelled0.txt'], ARRAY['/tmp/pb_regress_files/spelled0.txt']) f,
+     (SELECT pb_compare_sets(geom, a) AS t FROM spelled_rows, (VALUES (true), (false)) v(a)) s;
+-- CR LF line ends and no newline at the end
+COPY (SELECT 1) TO PROGRAM 'printf ''1 0 0 2 0 2 2\r\n\r\nPOLYGON((0 0,3 0,3 3,0 0))\r\n3 0 0 1 0 1 1'' > /tmp/pb_regress_files/crlf.txt';
+SELECT line_number, id, ST_AsText(geom) FROM pb_read_polygons('/tmp/pb_regress_files/crlf.txt');
+SELECT (pb_compare_files(ARRAY['/tmp/pb_regress_files/crlf.txt'], ARRAY['/tmp/pb_regress_files/crlf.txt'])).polygons_a;
+
+-- Files that are refused: the same message from both functions.  A NUL byte
+-- in a comment once hid the next line from pb_read_polygons (issue 20)
+COPY (SELECT 1) TO PROGRAM 'printf ''1 POLYGON((0 0,10 0,10 10,0 10,0 0))\n# c\0\n3 0 0 4 0 4 4 0 4\n'' > /tmp/pb_regress_files/nul.txt';
+COPY (SELECT 1) TO PROGRAM 'mkfifo /tmp/pb_regress_files/fifo';
+COPY (SELECT '3 0 0 4 0 4 4 0') TO '/tmp/pb_regress_files/odd.txt';
+COPY (SELECT '1 POLYGON((0 0,1 0,1 1,0 0))' UNION ALL SELECT '2 POLYGON((0 0,1 0,1 1,0 0)') TO '/tmp/pb_regress_files/open.txt';
+CREATE FUNCTION read_error(path text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM count(*) FROM pb_read_polygons(path);
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ' ' || regexp_replace(SQLERRM, '^pb_read_polygons: ', '');
+END $$;
+CREATE FUNCTION compare_error(path text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pb_compare_files(ARRAY[path], ARRAY['/tmp/pb_regress_files/b']);
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ' ' || regexp_replace(SQLERRM, '^pb_compare_files: ', '');
+END $$;
+-- /dev/zero and a FIFO without a writer are refused at once: statement_timeout
+-- would end a reader that waits or reads forever with another message
+SET statement_timeout = '5s';
+SELECT f AS file, read_error(f), read_error(f) = compare_error(f) AS same_in_pb_compare_files
+FROM unnest(ARRAY['/tmp/pb_regress_files/nul.txt', '/dev/zero', '/tmp/pb_regress_files/fifo',
+                  '/tmp/pb_regress_files/odd.txt', '/tmp/pb_regress_files/open.txt',
+                  '/tmp/pb_regress_files/bad3.txt', '/tmp/pb_regress_files/bad4.txt',
+                  '/tmp/pb_regress_files/long_number.txt', '/tmp/pb_regress_files/no_such_file.txt']) f;
+SELECT read_error('/tmp/pb_regress_files');
+RESET statement_timeout;
+SELECT count(*) FROM pb_read_polygons('/dev/zero');
+SELECT pb_compare_files(ARRAY['/tmp/pb_regress_files/a'], ARRAY['/tmp/pb_regress_files/fifo']);
+DROP FUNCTION read_error(text), compare_error(text);
+DROP TABLE spelled, spelled_rows;
 COPY (SELECT 1) TO PROGRAM 'rm -rf /tmp/pb_regress_files';
 DROP TABLE fa, fb;

@@ -4,12 +4,16 @@
  * files_b) comparing two lists of files (one per image tile, or
  * directories of them) without loading them into tables.
  *
- * Formats (src/core/parse_text.h): one polygon per line, WKT optionally
- * preceded by an id, or "id x1 y1 x2 y2 ..." (one ring); blank lines and
- * '#' comments are skipped.  As for COPY FROM a file, only superusers and
- * roles with the privileges of pg_read_server_files may read them.  A bad
- * line stops everything with an error naming the file, line and column.
- * pb_compare_files parses its files on threads (src/core/parse_files.h).
+ * Formats (src/core/geom/parse_text.h): one polygon per line, WKT
+ * optionally preceded by an id, or "id x1 y1 x2 y2 ..." (one ring); blank
+ * lines and '#' comments are skipped.  As for COPY FROM a file, only
+ * superusers and roles with the privileges of pg_read_server_files may
+ * read them.  Both functions read through one chunked reader
+ * (src/core/geom/text_reader.h: regular files only, no NUL bytes, a cancel
+ * seen between chunks) and one line parser, so they take and refuse the
+ * same files with the same messages; a bad line stops everything with an
+ * error naming the file, line and column.  pb_compare_files parses its
+ * files on threads (src/core/geom/parse_files.h).
  */
 #include "postgres.h"
 
@@ -24,13 +28,10 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 #include "core/geom/pb_geom.h"
 #include "pixelbox.h"
-
-/* Called for every polygon of a file; shape is in the batch given to ReadFile. */
-typedef void (*PolygonSink) (void *ctx, uint32 shape, int64 line, int64 id, bool has_id,
-							 const char *text, size_t len);
 
 /* Only roles allowed to read server files may (as for COPY FROM a file). */
 static void
@@ -59,137 +60,131 @@ ParseErrcode(PbStatus st)
 }
 
 /*
- * Parse every line of the file at path into batch b, calling sink for each
- * polygon; a bad line raises an error naming the file, line and column.
+ * Raise the error of a file that could not be opened (opened false), read
+ * (io_errno) or taken (line 0: not a regular file), or of its bad line:
+ * one wording for both readers.
  */
 static void
-ReadFile(const char *path, PbBatch *b, PolygonSink sink, void *ctx, const char *caller)
+ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
+				PbStatus st, int64 line, const PbError *err)
 {
-	FILE	   *f = AllocateFile(path, PG_BINARY_R);
-	StringInfoData line;
-	int64		lineno = 0;
-
-	if (f == NULL)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("%s: could not open file \"%s\" for reading: %m", caller, path)));
-	initStringInfo(&line);
-	for (;;)
+	if (io_errno != 0)
 	{
-		char		chunk[8192];
-		PbTextLineKind kind;
-		int64_t		id;
-		int			has_id;
-		uint32_t	shape;
-		PbError		err;
-		PbStatus	st;
-
-		resetStringInfo(&line);
-		while (fgets(chunk, sizeof(chunk), f) != NULL)
-		{
-			appendStringInfoString(&line, chunk);
-			if (line.len > 0 && line.data[line.len - 1] == '\n')
-				break;
-		}
-		if (line.len == 0)
-			break;
-		lineno++;
-		st = PbParseTextLine(b, line.data, line.len, &kind, &id, &has_id, &shape, &err);
-		if (st != PB_OK)
+		errno = io_errno;
+		if (!opened)
 			ereport(ERROR,
-					(errcode(ParseErrcode(st)),
-					 errmsg("%s: %s, line %lld: %s", caller, path, (long long) lineno, err.message)));
-		if (kind == PB_LINE_POLYGON)
-			sink(ctx, shape, lineno, id, has_id != 0, line.data, line.len);
-		if ((lineno & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	if (ferror(f))
+					(errcode_for_file_access(),
+					 errmsg("%s: could not open file \"%s\" for reading: %m", caller, path)));
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("%s: could not read file \"%s\": %m", caller, path)));
-	FreeFile(f);
-	pfree(line.data);
+	}
+	if (line == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s: could not read file \"%s\": %s", caller, path, err->message)));
+	ereport(ERROR,
+			(errcode(ParseErrcode(st)),
+			 errmsg("%s: %s, line %lld: %s", caller, path, (long long) line, err->message)));
 }
 
-/* State of pb_read_polygons while it emits rows. */
-typedef struct ReadRows
+/*
+ * Polled between the chunks of a file and between files (also on the
+ * parsing threads: it only reads flags): has a cancel, a timeout or a
+ * termination arrived?
+ */
+static int
+FilesInterrupted(void *arg)
 {
-	ReturnSetInfo *rsinfo;
-	PbBatch    *batch;
-	Oid			geom_in;		/* the geometry type's input function */
-	Oid			geom_ioparam;
-	StringInfoData wkt;
-} ReadRows;
-
-/* The geometry of a parsed line as WKT: the line's own, or built from the ring. */
-static const char *
-LineAsWkt(ReadRows *r, uint32 shape, const char *text, size_t len)
-{
-	const PbBatch *b = r->batch;
-	const PbShape *s = &b->shapes[shape];
-	size_t		i = 0;
-
-	/* skip an id: the WKT (if any) starts at the first letter */
-	while (i < len && !isalpha((unsigned char) text[i]))
-		i++;
-	resetStringInfo(&r->wkt);
-	if (i < len)
-	{
-		appendBinaryStringInfo(&r->wkt, text + i, (int) (len - i));
-		return r->wkt.data;
-	}
-	/* a coordinate list: one ring */
-	appendStringInfoString(&r->wkt, "POLYGON((");
-	for (uint32 k = 0; k < b->rings[s->ring_first].npoints; k++)
-	{
-		size_t		p = (size_t) b->rings[s->ring_first].start + k;
-
-		if (s->kind == PB_SHAPE_INT)
-			appendStringInfo(&r->wkt, "%s%d %d", k ? "," : "", b->ipts[2 * p], b->ipts[2 * p + 1]);
-		else
-			appendStringInfo(&r->wkt, "%s%.17g %.17g", k ? "," : "", b->dpts[2 * p], b->dpts[2 * p + 1]);
-	}
-	appendStringInfoString(&r->wkt, "))");
-	return r->wkt.data;
+	return QueryCancelPending || ProcDiePending;
 }
 
-/* Emit one (line, id, geom) row. */
+/* A reader stopped by FilesInterrupted: raise the cancel that stopped it. */
 static void
-EmitRow(void *ctx, uint32 shape, int64 line, int64 id, bool has_id, const char *text, size_t len)
+RaiseStop(const char *caller)
 {
-	ReadRows   *r = (ReadRows *) ctx;
-	Datum		values[3];
-	bool		nulls[3] = {false, !has_id, false};
+	CHECK_FOR_INTERRUPTS();
+	elog(ERROR, "%s: reading stopped without a cancel", caller);
+}
 
-	values[0] = Int64GetDatum(line);
-	values[1] = Int64GetDatum(id);
-	values[2] = OidInputFunctionCall(r->geom_in, (char *) LineAsWkt(r, shape, text, len),
-									 r->geom_ioparam, -1);
-	tuplestore_putvalues(r->rsinfo->setResult, r->rsinfo->setDesc, values, nulls);
-	PbBatchReset(r->batch);
+/* Put one (line, id, geometry) row, the geometry from its EWKB. */
+static void
+EmitRow(ReturnSetInfo *rsinfo, Oid geom_recv, Oid geom_ioparam,
+		const PbTextPolygon *poly, const PbEwkb *wkb)
+{
+	StringInfoData buf;
+	Datum		values[3];
+	bool		nulls[3] = {false, !poly->has_id, false};
+
+	buf.data = (char *) wkb->data;
+	buf.len = buf.maxlen = (int) wkb->len;
+	buf.cursor = 0;
+	values[0] = Int64GetDatum(poly->line);
+	values[1] = Int64GetDatum(poly->id);
+	values[2] = OidReceiveFunctionCall(geom_recv, &buf, geom_ioparam, -1);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 PG_FUNCTION_INFO_V1(pb_read_polygons);
-/* Rows (line number, id, geometry) of a polygon text file on the server. */
+/*
+ * Rows (line number, id, geometry) of a polygon text file on the server:
+ * the chunked reader and the line parser of pb_compare_files, each
+ * polygon handed to PostGIS as the EWKB the parser wrote.
+ */
 Datum
 pb_read_polygons(PG_FUNCTION_ARGS)
 {
+	const char *caller = "pb_read_polygons";
 	char	   *path = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	ReturnSetInfo *rsinfo;
+	Oid			geom_recv,
+				geom_ioparam;
 	PbAllocator mem;
 	PbBatch		batch;
-	ReadRows	r;
+	PbEwkb		wkb;
+	PbTextReader rd;
+	PbTextPolygon poly;
+	PbError		err;
+	PbStatus	st;
+	MemoryContext rowcxt;
+	int			fd;
 
-	CheckFileAccess("pb_read_polygons");
+	CheckFileAccess(caller);
 	InitMaterializedSRF(fcinfo, 0);
-	r.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	r.batch = &batch;
-	getTypeInputInfo(TupleDescAttr(r.rsinfo->setDesc, 2)->atttypid, &r.geom_in, &r.geom_ioparam);
-	initStringInfo(&r.wkt);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	getTypeBinaryInputInfo(TupleDescAttr(rsinfo->setDesc, 2)->atttypid, &geom_recv, &geom_ioparam);
+	/* O_NONBLOCK: a FIFO must not block the open; the reader refuses it */
+	fd = OpenTransientFile(path, O_RDONLY | O_NONBLOCK | PG_BINARY);
+	if (fd < 0)
+		ReportFileError(caller, path, false, errno != 0 ? errno : EIO, PB_OK, 0, NULL);
 	PbPgAllocatorInit(&mem, CurrentMemoryContext);
 	PbBatchInit(&batch, &mem);
-	ReadFile(path, &batch, EmitRow, &r, "pb_read_polygons");
+	PbEwkbInit(&wkb, &mem);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pb_read_polygons row",
+								   ALLOCSET_DEFAULT_SIZES);
+	st = PbTextReaderBegin(&rd, fd, PB_TEXT_MAX_LINE, &mem, FilesInterrupted, NULL, &err);
+	while (st == PB_OK)
+	{
+		MemoryContext old;
+
+		st = PbTextReadPolygon(&rd, &batch, &wkb, &poly, &err);
+		if (st != PB_OK || poly.shape == UINT32_MAX)
+			break;
+		old = MemoryContextSwitchTo(rowcxt);
+		EmitRow(rsinfo, geom_recv, geom_ioparam, &poly, &wkb);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+		PbBatchReset(&batch);
+	}
+	if (st == PB_ERR_STOPPED)
+		RaiseStop(caller);
+	if (st != PB_OK)
+		ReportFileError(caller, path, true, rd.io_errno, st, rd.line, &err);
+	PbTextReaderEnd(&rd);
+	PbEwkbFree(&wkb);
 	PbBatchFree(&batch);
+	MemoryContextDelete(rowcxt);
+	CloseTransientFile(fd);
 	return (Datum) 0;
 }
 
@@ -267,13 +262,6 @@ ListPaths(FileList *fl, ArrayType *paths, bool in_a)
 			ListPath(fl, TextDatumGetCString(elems[i]), in_a);
 }
 
-/* Polled between files: has a cancel, a timeout or a termination arrived? */
-static int
-FilesInterrupted(void *arg)
-{
-	return QueryCancelPending || ProcDiePending;
-}
-
 /*
  * Move the parsed files into the set pair in list order, up to and with
  * the first bad file (its polygons before the bad line), then raise that
@@ -293,22 +281,13 @@ MergeFiles(SetsState *sets, const FileList *fl, PbFileParse *files)
 		PbBatchFree(&fp->batch);
 		for (uint32 k = base; k < b->nshapes; k++)
 			PbSetsAdd(sets, k, fl->in_a[i], "pb_compare_files");
-		if (fp->io_errno != 0)
-		{
-			errno = fp->io_errno;
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("pb_compare_files: could not open file \"%s\" for reading: %m", fp->path)));
-		}
 		if (fp->out_of_memory)
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("pb_compare_files: out of memory parsing \"%s\"", fp->path)));
-		if (fp->status != PB_OK)
-			ereport(ERROR,
-					(errcode(ParseErrcode(fp->status)),
-					 errmsg("pb_compare_files: %s, line %lld: %s", fp->path, (long long) fp->line,
-							fp->err.message)));
+		if (fp->io_errno != 0 || fp->status != PB_OK)
+			ReportFileError("pb_compare_files", fp->path, fp->opened != 0, fp->io_errno,
+							fp->status, fp->line, &fp->err);
 	}
 }
 
@@ -338,10 +317,7 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	{
 		st = PbParseFiles(files, (uint32) fl.n, &run);
 		if (st == PB_ERR_STOPPED)
-		{
-			CHECK_FOR_INTERRUPTS();
-			elog(ERROR, "pb_compare_files: parsing stopped without a cancel");
-		}
+			RaiseStop("pb_compare_files");
 		MergeFiles(sets, &fl, files);
 	}
 	PG_FINALLY();

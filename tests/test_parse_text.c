@@ -287,6 +287,33 @@ TruthShape(PbBatch *b, const TGeom *g)
 	return s;
 }
 
+/*
+ * Check that the EWKB PbParseTextLineEwkb writes for line is the bytes
+ * tests/wkt.c writes for g in the host's byte order, and that the shape
+ * is the same as without EWKB.
+ */
+static void
+CheckEwkbOf(const char *line, const TGeom *g)
+{
+	const uint16_t one = 1;
+	TWkbOpt		opt = {*(const uint8_t *) &one == 0, 0, g->srid != 0, g->srid};
+	TBuf		want = {0};
+	PbBatch		b;
+	PbEwkb		w;
+	Parsed		r;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	PbEwkbInit(&w, &PbMallocAllocator);
+	r.st = PbParseTextLineEwkb(&b, line, strlen(line), &r.kind, &r.id, &r.has_id, &r.shape,
+							   &w, &r.err);
+	TgWriteWkb(g, &opt, &want);
+	CHECK_INT(r.st, PB_OK);
+	CHECK(w.len == want.n && memcmp(w.data, want.p, want.n) == 0);
+	TBufFree(&want);
+	PbEwkbFree(&w);
+	PbBatchFree(&b);
+}
+
 /* ---- tests ---- */
 
 /* WKT lines, with and without ids, build the same shapes as their EWKB. */
@@ -846,6 +873,7 @@ test_text_random_shapes_match_ewkb(void)
 			if (!SameShape(&b, r.shape, &ref, rs, 1, why, sizeof(why)))
 				pb_check_fail(__FILE__, __LINE__, "differs: %s", why);
 		}
+		CheckEwkbOf(line.s, g);
 		PbBatchFree(&b);
 		PbBatchFree(&ref);
 		TgFree(g);

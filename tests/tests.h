@@ -42,6 +42,9 @@
 	X(test_text_random_shapes_match_ewkb) \
 	X(test_text_fuzzed_lines) \
 	X(test_text_pbgen_lines_speed) \
+	/* test_text_ewkb.c */ \
+	X(test_text_ewkb_matches_writer) \
+	X(test_text_ewkb_after_error) \
 	/* test_gserialized.c */ \
 	X(test_gser_matches_ewkb) \
 	X(test_gser_zm_dims) \
@@ -120,6 +123,15 @@
 	X(test_pipeline_out_of_memory) \
 	/* test_parse_files.c */ \
 	X(test_parse_files_threads) \
+	X(test_parse_files_refusals) \
+	X(test_parse_files_stop) \
+	/* test_text_reader.c */ \
+	X(test_reader_lines_match_memory) \
+	X(test_reader_nul_byte) \
+	X(test_reader_not_regular) \
+	X(test_reader_poll) \
+	X(test_reader_long_line) \
+	X(test_reader_polygons_as_lines) \
 	/* test_tiling.c */ \
 	X(test_tiling_random_sets) \
 	X(test_tiling_degenerate)

@@ -1,134 +1,108 @@
 /*
  * parse_files.c: polygon text files parsed on threads (see parse_files.h).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/pb_base.h"
 #include "parse_files.h"
-#include "parse_text.h"
+#include "text_reader.h"
 
-#define READ_CHUNK (1 << 20)	/* bytes read at a time */
-
-/*
- * Read the whole file into a malloc'd buffer (*len bytes); NULL with
- * errno set when it cannot be opened or read.
- */
-static char *
-ReadWhole(const char *path, size_t *len)
+/* The files of one PbParseFiles call and its poll. */
+typedef struct FilesJob
 {
-	FILE	   *f = fopen(path, "rb");
-	char	   *buf = NULL;
-	size_t		n = 0,
-				cap = 0;
-	int			saved;
+	PbFileParse *files;
+	const PbRun *run;
+} FilesJob;
 
-	if (f == NULL)
-		return NULL;
-	for (;;)
+/* Read the open file fd into fp's batch, stopping at a bad line. */
+static void
+ParseOpen(PbFileParse *fp, PbTextReader *rd, int fd, const PbRun *run)
+{
+	PbTextPolygon poly;
+
+	fp->status = PbTextReaderBegin(rd, fd, PB_TEXT_MAX_LINE, &PbMallocAllocator,
+								   run ? run->poll : NULL, run ? run->poll_arg : NULL,
+								   &fp->err);
+	while (fp->status == PB_OK)
 	{
-		size_t		got;
-
-		if (cap - n < READ_CHUNK)
-		{
-			char	   *grown = realloc(buf, cap + READ_CHUNK + 1);
-
-			if (grown == NULL)
-			{
-				free(buf);
-				fclose(f);
-				PbOutOfMemory();
-			}
-			buf = grown;
-			cap += READ_CHUNK;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
+		fp->status = PbTextReadPolygon(rd, &fp->batch, NULL, &poly, &fp->err);
+		if (poly.shape == UINT32_MAX)
 			break;
 	}
-	if (ferror(f))
-	{
-		saved = errno ? errno : EIO;
-		free(buf);
-		fclose(f);
-		errno = saved;
-		return NULL;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
+	fp->line = rd->line;
+	fp->io_errno = rd->io_errno;
 }
 
-/* Parse the lines of text[0 .. len) into fp's batch, stopping at a bad one. */
-static void
-ParseLines(PbFileParse *fp, const char *text, size_t len)
-{
-	size_t		at = 0;
-
-	while (at < len)
-	{
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t		end = nl ? (size_t) (nl - text) + 1 : len;
-		PbTextLineKind kind;
-		int64_t		id;
-		int			has_id;
-		uint32_t	shape;
-
-		fp->line++;
-		fp->status = PbParseTextLine(&fp->batch, text + at, end - at, &kind, &id, &has_id,
-									 &shape, &fp->err);
-		if (fp->status != PB_OK)
-			return;
-		at = end;
-	}
-}
-
-/* Parallel loop body: parse file i, noting an I/O error or running out of memory. */
+/*
+ * Parallel loop body: parse file i, noting an I/O error or running out of
+ * memory.  The reader is reached through its address only, so its fields
+ * are current in memory when the recovery point is jumped to.
+ */
 static void
 ParseOne(void *arg, int64_t i)
 {
-	PbFileParse *fp = &((PbFileParse *) arg)[i];
+	FilesJob   *job = arg;
+	PbFileParse *fp = &job->files[i];
 	jmp_buf		recover;
 	jmp_buf    *outer = pb_oom_recover;
-	char	   *volatile text = NULL;
-	size_t		len = 0;
+	PbTextReader rd;
+	volatile int fd = -1;
 
+	memset(&rd, 0, sizeof(rd));
 	PbBatchInit(&fp->batch, &PbMallocAllocator);
 	fp->status = PB_OK;
 	if (setjmp(recover) != 0)
 	{
 		pb_oom_recover = outer;
-		free(text);
+		PbTextReaderEnd(&rd);
+		if (fd >= 0)
+			close(fd);
 		fp->out_of_memory = 1;
 		return;
 	}
 	pb_oom_recover = &recover;
-	if ((text = ReadWhole(fp->path, &len)) == NULL)
+	fd = open(fp->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		fp->io_errno = errno ? errno : EIO;
 	else
-		ParseLines(fp, text, len);
-	free(text);
+	{
+		fp->opened = 1;
+		ParseOpen(fp, &rd, fd, job->run);
+		PbTextReaderEnd(&rd);
+		close(fd);
+	}
 	pb_oom_recover = outer;
 }
 
+/* Parse every file on threads; stopped when the loop or any reader was. */
 PbStatus
 PbParseFiles(PbFileParse *files, uint32_t n, const PbRun *run)
 {
+	FilesJob	job = {files, run};
+	PbStatus	st;
+
 	for (uint32_t i = 0; i < n; i++)
 	{
 		memset(&files[i].batch, 0, sizeof(PbBatch));
+		files[i].opened = 0;
 		files[i].io_errno = 0;
 		files[i].out_of_memory = 0;
 		files[i].status = PB_OK;
 		files[i].line = 0;
 	}
-	return PbParallelFor(run, n, ParseOne, files);
+	st = PbParallelFor(run, n, ParseOne, &job);
+	for (uint32_t i = 0; i < n && st == PB_OK; i++)
+		if (files[i].status == PB_ERR_STOPPED)
+			st = PB_ERR_STOPPED;
+	return st;
 }
 
+/* Free the batches PbParseFiles filled. */
 void
 PbParseFilesFree(PbFileParse *files, uint32_t n)
 {

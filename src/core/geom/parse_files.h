@@ -3,10 +3,10 @@
  * (one per image tile, as segmentation tools write them) parsed
  * concurrently, each into a batch of its own.
  *
- * Threads read the files with plain stdio and call nothing but the line
- * parser (parse_text.h); the caller reports what they found, in file
- * order, so the first bad file of the list is the one named, as a
- * sequential reader would.
+ * Threads read the files through the chunked reader (text_reader.h) and
+ * call nothing but it and the line parser; the caller reports what they
+ * found, in file order, so the first bad file of the list is the one
+ * named, as a sequential reader would.
  */
 #ifndef PB_PARSE_FILES_H
 #define PB_PARSE_FILES_H
@@ -19,18 +19,21 @@ typedef struct PbFileParse
 {
 	const char *path;			/* in */
 	PbBatch		batch;			/* its polygons, up to a bad line (malloc) */
-	int			io_errno;		/* nonzero: it could not be opened or read */
+	int			opened;			/* nonzero: it was opened */
+	int			io_errno;		/* nonzero: it could not be opened (or read) */
 	int			out_of_memory;	/* nonzero: the thread ran out of memory */
 	PbStatus	status;			/* of the first bad line, PB_OK if none */
-	int64_t		line;			/* that line's number (1-based) */
+	int64_t		line;			/* that line's number (1-based); 0: the file */
 	PbError		err;			/* and what was wrong with it */
 } PbFileParse;
 
 /*
  * Parse files[0 .. n) on run->threads threads (the caller included), each
- * file into its own batch; run->poll may stop the work between files.
- * Returns PB_ERR_STOPPED when stopped (some files then were not parsed),
- * PB_OK otherwise; every file's outcome is in its PbFileParse.
+ * file into its own batch; run->poll may stop the work between files and
+ * between the chunks of a file.  It is asked on every parsing thread, so
+ * it must be safe to call on any thread (a read of a flag).  Returns
+ * PB_ERR_STOPPED when stopped (some files then were not parsed, or only in
+ * part), PB_OK otherwise; every file's outcome is in its PbFileParse.
  */
 extern PbStatus PbParseFiles(PbFileParse *files, uint32_t n, const PbRun *run);
 

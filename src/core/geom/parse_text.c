@@ -21,6 +21,9 @@
  *
  * Errors say what was wrong and where: "... at column N", N the 1-based
  * byte offset in the line.  A failed line leaves the batch as it was.
+ *
+ * For pb_read_polygons the same descent also writes the geometry as EWKB
+ * (ewkb_write.h) as it goes: one parser decides what a file holds.
  */
 #include <float.h>
 #include <math.h>
@@ -29,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ewkb_write.h"
 #include "parse_text.h"
 #include "shape_build.h"
 
@@ -77,6 +81,7 @@ typedef struct TextCursor
 	const char *end;			/* end of the line, terminator excluded */
 	PbError    *err;
 	const PbAllocator *mem;
+	PbEwkb	   *wkb;			/* the line's geometry as EWKB, or NULL */
 	double	   *pts;			/* x, y of the points of the current ring */
 	uint32_t	npts,
 				cap;			/* in points */
@@ -204,6 +209,18 @@ PushPoint(TextCursor *c, double x, double y)
 	c->pts[2 * (size_t) c->npts + 1] = y;
 	c->npts++;
 	return PB_OK;
+}
+
+/*
+ * Make the closing point of the ring in the scratch array its first point
+ * bit for bit (-0 closes a ring opened at 0, and then becomes 0), so the
+ * shape and the EWKB hold the same ring PostGIS would.
+ */
+static void
+CloseExactly(TextCursor *c)
+{
+	c->pts[2 * (size_t) c->npts - 2] = c->pts[0];
+	c->pts[2 * (size_t) c->npts - 1] = c->pts[1];
 }
 
 /* Length of the letters at p (up to end). */
@@ -480,6 +497,8 @@ ParseWktPoint(TextCursor *c, int *dims, const char *open)
 		return TextFail(c, PB_ERR_FORMAT, start,
 						"point has %d ordinates where %d were expected (mixed dimensions)",
 						k, *dims);
+	if (c->wkb != NULL)
+		PbEwkbDoubles(c->wkb, v, k);
 	return PushPoint(c, v[0], v[1]);
 }
 
@@ -492,6 +511,7 @@ ParseWktRing(TextCursor *c, PbShapeBuilder *sb, int *dims, int is_shell,
 			 const char *outer)
 {
 	const char *open;
+	size_t		slot = 0;
 
 	SkipSpace(c);
 	if (c->p >= c->end)
@@ -500,6 +520,8 @@ ParseWktRing(TextCursor *c, PbShapeBuilder *sb, int *dims, int is_shell,
 		return Expected(c, "'(' opening a ring");
 	open = c->p++;
 	c->npts = 0;
+	if (c->wkb != NULL)
+		slot = PbEwkbCountSlot(c->wkb);
 	for (;;)
 	{
 		if (ParseWktPoint(c, dims, open) != PB_OK)
@@ -516,6 +538,12 @@ ParseWktRing(TextCursor *c, PbShapeBuilder *sb, int *dims, int is_shell,
 		c->pts[1] != c->pts[2 * (size_t) c->npts - 1])
 		return TextFail(c, PB_ERR_FORMAT, open,
 						"polygon ring is not closed (its last point differs from its first)");
+	CloseExactly(c);
+	if (c->wkb != NULL)
+	{
+		PbEwkbSetCount(c->wkb, slot, c->npts);
+		PbEwkbCloseRing(c->wkb, slot, c->npts, *dims);
+	}
 	return PbBuildRing(sb, (const uint8_t *) c->pts, c->npts, 2, 0, is_shell);
 }
 
@@ -525,6 +553,7 @@ ParseWktPolygon(TextCursor *c, PbShapeBuilder *sb, int *dims,
 				const char *outer)
 {
 	const char *open;
+	size_t		slot = 0;
 
 	SkipSpace(c);
 	if (c->p >= c->end && outer != NULL)
@@ -532,9 +561,11 @@ ParseWktPolygon(TextCursor *c, PbShapeBuilder *sb, int *dims,
 	if (c->p >= c->end || *c->p != '(')
 		return Expected(c, "'(' or EMPTY");
 	open = c->p++;
-	for (int first = 1;; first = 0)
+	if (c->wkb != NULL)
+		slot = PbEwkbCountSlot(c->wkb);
+	for (uint32_t nrings = 1;; nrings++)
 	{
-		if (ParseWktRing(c, sb, dims, first, open) != PB_OK)
+		if (ParseWktRing(c, sb, dims, nrings == 1, open) != PB_OK)
 			return c->err->code;
 		SkipSpace(c);
 		if (c->p >= c->end)
@@ -542,6 +573,8 @@ ParseWktPolygon(TextCursor *c, PbShapeBuilder *sb, int *dims,
 		if (*c->p == ')')
 		{
 			c->p++;
+			if (c->wkb != NULL)
+				PbEwkbSetCount(c->wkb, slot, nrings);
 			return PB_OK;
 		}
 		if (*c->p != ',')
@@ -555,22 +588,29 @@ static PbStatus
 ParseWktMulti(TextCursor *c, PbShapeBuilder *sb, int *dims)
 {
 	const char *open;
+	size_t		slot = 0;
 
 	SkipSpace(c);
 	if (c->p >= c->end || *c->p != '(')
 		return Expected(c, "'(' or EMPTY");
 	open = c->p++;
-	for (;;)
+	if (c->wkb != NULL)
+		slot = PbEwkbCountSlot(c->wkb);
+	for (uint32_t nparts = 1;; nparts++)
 	{
 		size_t		n;
 
 		SkipSpace(c);
 		n = WordLength(c->p, c->end);
+		if (c->wkb != NULL)
+			PbEwkbHeader(c->wkb, PB_POLYGONTYPE, 0);
 		if (n > 0)
 		{
 			if (!WordIs(c->p, n, "EMPTY"))
 				return Expected(c, "'(' or EMPTY");
 			c->p += n;
+			if (c->wkb != NULL)
+				PbEwkbCountSlot(c->wkb);	/* no rings */
 		}
 		else if (ParseWktPolygon(c, sb, dims, open) != PB_OK)
 			return c->err->code;
@@ -580,6 +620,8 @@ ParseWktMulti(TextCursor *c, PbShapeBuilder *sb, int *dims)
 		if (*c->p == ')')
 		{
 			c->p++;
+			if (c->wkb != NULL)
+				PbEwkbSetCount(c->wkb, slot, nparts);
 			return PB_OK;
 		}
 		if (*c->p != ',')
@@ -590,10 +632,11 @@ ParseWktMulti(TextCursor *c, PbShapeBuilder *sb, int *dims)
 
 /*
  * Split a type keyword (n letters at p, possibly with a Z, M or ZM suffix
- * attached) into its PostGIS type number and dimensions; 0 if unknown.
+ * attached) into its PostGIS type number and dimensions (*hasm: the
+ * suffix has an M); 0 if unknown.
  */
 static int
-WktTypeOf(const char *p, size_t n, int *dims)
+WktTypeOf(const char *p, size_t n, int *dims, int *hasm)
 {
 	static const char *const suffixes[] = {"", "Z", "M", "ZM"};
 	static const int suffix_dims[] = {0, 3, 3, 4};
@@ -608,6 +651,7 @@ WktTypeOf(const char *p, size_t n, int *dims)
 			if (WordIs(p + len, n - len, suffixes[s]))
 			{
 				*dims = suffix_dims[s];
+				*hasm = (s >= 2);
 				return wkt_types[i].type;
 			}
 	}
@@ -621,8 +665,10 @@ ParseWkt(TextCursor *c, PbBatch *b, uint32_t *shape)
 	int64_t		srid = 0;
 	int			type,
 				dims = 0,
+				hasm = 0,
 				empty = 0;
-	size_t		n = WordLength(c->p, c->end);
+	size_t		n = WordLength(c->p, c->end),
+				start = c->wkb != NULL ? c->wkb->len : 0;
 	const char *word = c->p;
 	PbShapeBuilder sb;
 
@@ -646,7 +692,7 @@ ParseWkt(TextCursor *c, PbBatch *b, uint32_t *shape)
 		if (n == 0)
 			return Expected(c, "a geometry type");
 	}
-	type = WktTypeOf(word, n, &dims);
+	type = WktTypeOf(word, n, &dims, &hasm);
 	if (type == 0)
 		return TextFail(c, PB_ERR_FORMAT, word, "unknown geometry type \"%.*s\"",
 						(int) (n < 40 ? n : 40), word);
@@ -660,6 +706,7 @@ ParseWkt(TextCursor *c, PbBatch *b, uint32_t *shape)
 	if (dims == 0 && (WordIs(c->p, n, "Z") || WordIs(c->p, n, "M") || WordIs(c->p, n, "ZM")))
 	{
 		dims = (int) n + 2;
+		hasm = !WordIs(c->p, n, "Z");
 		c->p += n;
 		SkipSpace(c);
 		n = WordLength(c->p, c->end);
@@ -673,6 +720,12 @@ ParseWkt(TextCursor *c, PbBatch *b, uint32_t *shape)
 		return Expected(c, "'(' or EMPTY");
 
 	PbBuildBegin(&sb, b, type, (int32_t) srid, c->err);
+	if (c->wkb != NULL)
+	{
+		PbEwkbHeader(c->wkb, type, (int32_t) srid);
+		if (empty)
+			PbEwkbCountSlot(c->wkb);	/* no rings or parts */
+	}
 	if (!empty &&
 		(type == PB_POLYGONTYPE ? ParseWktPolygon(c, &sb, &dims, NULL)
 		 : ParseWktMulti(c, &sb, &dims)) != PB_OK)
@@ -686,6 +739,9 @@ ParseWkt(TextCursor *c, PbBatch *b, uint32_t *shape)
 				 Found(c, c->p, buf, sizeof(buf)));
 		return PbBuildAbort(&sb);
 	}
+	/* without a tag, 3 ordinates are x y z and 4 are x y z m, as in PostGIS */
+	if (c->wkb != NULL && dims > 2)
+		PbEwkbSetDims(c->wkb, start, !hasm || dims == 4, hasm || dims == 4, dims);
 	*shape = PbBuildEnd(&sb);
 	return PB_OK;
 }
@@ -770,9 +826,18 @@ ParseList(TextCursor *c, PbBatch *b, uint32_t *shape)
 		return TextFail(c, PB_ERR_FORMAT, first != NULL ? first : c->p,
 						"too few points: a polygon needs at least 3 distinct points, found %u",
 						distinct);
+	CloseExactly(c);
 	PbBuildBegin(&sb, b, PB_POLYGONTYPE, 0, c->err);
 	if (PbBuildRing(&sb, (const uint8_t *) c->pts, c->npts, 2, 0, 1) != PB_OK)
 		return PbBuildAbort(&sb);
+	if (c->wkb != NULL)
+	{
+		PbEwkbHeader(c->wkb, PB_POLYGONTYPE, 0);
+		PbEwkbSetCount(c->wkb, PbEwkbCountSlot(c->wkb), 1);
+		PbEwkbSetCount(c->wkb, PbEwkbCountSlot(c->wkb), c->npts);
+		PbEwkbDoubles(c->wkb, c->pts, 2 * (int) c->npts);
+		PbEwkbCloseRing(c->wkb, c->wkb->len - 16 * (size_t) c->npts - 4, c->npts, 2);
+	}
 	*shape = PbBuildEnd(&sb);
 	return PB_OK;
 }
@@ -812,10 +877,24 @@ PbStatus
 PbParseTextLine(PbBatch *b, const char *line, size_t len, PbTextLineKind *kind,
 				int64_t *id, int *has_id, uint32_t *shape, PbError *err)
 {
+	return PbParseTextLineEwkb(b, line, len, kind, id, has_id, shape, NULL, err);
+}
+
+/*
+ * PbParseTextLine that also writes the polygon as EWKB into wkb (when not
+ * NULL), for readers that return the geometry itself.
+ */
+PbStatus
+PbParseTextLineEwkb(PbBatch *b, const char *line, size_t len, PbTextLineKind *kind,
+					int64_t *id, int *has_id, uint32_t *shape, PbEwkb *wkb,
+					PbError *err)
+{
 	TextCursor	c;
 	PbStatus	st;
 	uint32_t	s = UINT32_MAX;
 
+	if (wkb != NULL)
+		wkb->len = 0;
 	*kind = PB_LINE_SKIP;
 	*id = 0;
 	*has_id = 0;
@@ -837,6 +916,7 @@ PbParseTextLine(PbBatch *b, const char *line, size_t len, PbTextLineKind *kind,
 		return PB_OK;
 	c.err = err;
 	c.mem = b->mem;
+	c.wkb = wkb;
 	c.pts = c.stack;
 	c.npts = 0;
 	c.cap = STACK_POINTS;

@@ -38,6 +38,7 @@
 #define PB_PARSE_TEXT_H
 
 #include "batch.h"
+#include "ewkb_write.h"
 
 /* What a successfully parsed line held. */
 typedef enum PbTextLineKind
@@ -58,5 +59,18 @@ typedef enum PbTextLineKind
 extern PbStatus PbParseTextLine(PbBatch *b, const char *line, size_t len,
 								PbTextLineKind *kind, int64_t *id,
 								int *has_id, uint32_t *shape, PbError *err);
+
+/*
+ * The same, also writing a polygon line's geometry as EWKB into wkb
+ * (emptied first; its contents are undefined after an error): the WKT's
+ * type, SRID, Z and M ordinates and EMPTY parts, or a list's closed ring
+ * as a Polygon.  A ring's closing point repeats its first point's x and y
+ * bit for bit (the parser takes -0 and 0 as the same point; PostGIS's
+ * closure test would not).
+ */
+extern PbStatus PbParseTextLineEwkb(PbBatch *b, const char *line, size_t len,
+									PbTextLineKind *kind, int64_t *id,
+									int *has_id, uint32_t *shape, PbEwkb *wkb,
+									PbError *err);
 
 #endif							/* PB_PARSE_TEXT_H */

@@ -10,8 +10,10 @@
 #include "accum.h"
 #include "batch.h"
 #include "decode_values.h"
+#include "ewkb_write.h"
 #include "parse_files.h"
 #include "parse_text.h"
 #include "shape_pack.h"
+#include "text_reader.h"
 
 #endif							/* PB_GEOM_H */

@@ -148,6 +148,20 @@ RESET statement_timeout;
 RESET pixelbox.cpu_threads;
 RESET pixelbox.device;
 
+-- a result over 1 GB is refused from the input's header, before any work:
+-- a 9460 x 9460 8BUI mask (89 MB) whose distances with the nearest pixel's
+-- bands take 12 bytes a pixel, 1.07 GB.  One thread and a 2 s timeout: it
+-- used to compute everything (2 GB) first.
+CREATE TABLE huge_result AS SELECT t_rast(9460, 9460, 4, repeat(chr(1), 9460 * 9460)::bytea) AS r;
+SET pixelbox.device = cpu;
+SET pixelbox.cpu_threads = 1;
+SET statement_timeout = '2s';
+SELECT length(pb_distance_transform(r, 1, NULL, true)) FROM huge_result;
+RESET statement_timeout;
+RESET pixelbox.cpu_threads;
+RESET pixelbox.device;
+DROP TABLE huge_result;
+
 -- bad input
 SELECT pb_reconstruct(t_rast(2, 1, 4, t_u8(1, 0)), t_rast(2, 1, 4, t_u8(1, 1)), 6);
 SELECT pb_reconstruct(t_rast(2, 1, 4, t_u8(1, 0)), t_rast(2, 1, 4, t_u8(1, 1)), 8, 'opening');

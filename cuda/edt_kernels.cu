@@ -23,15 +23,20 @@
  *
  * Distances are computed as the CPU does: dy = (row difference) * sy,
  * dx = (column difference) * sx, d = sqrt(dy * dy + dx * dx) in double,
- * squares rounded apart (no fused multiply-add), then cast to float; the
- * envelope walk compares those very doubles.  With no background at all
- * the CPU's output is reproduced: distances to the virtual pixel (row -1,
- * column 0), nearest = -1.  Sides are limited to 65535 like the CPU's.
+ * squares rounded apart (no fused multiply-add), then cast to float.  The
+ * envelope walk compares those very doubles with the steps of
+ * PbEdtStepsOf (raster_rules.h, as the CPU does): the spacing itself, or
+ * rescaled where its squares could leave the double range, so that huge
+ * or tiny spacing still finds the nearest pixel (background pixels: 0).
+ * With no background at all the CPU's output is reproduced: distances to
+ * the virtual pixel (row -1, column 0), nearest = -1.  Sides are limited
+ * to 65535 like the CPU's.
  *
  * Below the kernels, their launchers (edt_gpu.cuh), which the host driver
  * edt_host.cu calls.
  */
 #include "edt_gpu.cuh"
+#include "../src/core/raster/raster_rules.h"
 
 /* ---------------------------------------------------------------------- */
 /* column pass */
@@ -202,12 +207,14 @@ EdtRows(RowArgs a)
 	const int	hi = min(w, lo + band);
 	/*
 	 * Equal spacing scales every distance alike: choose sites with unit
-	 * spacing, in exact integers (as the CPU does); the output alone uses
-	 * the spacing.
+	 * spacing, in exact integers (as the CPU does); other spacing with the
+	 * CPU's steps (which cannot overflow); the output alone uses the
+	 * spacing.
 	 */
 	const bool	equal = a.sy == a.sx;
-	const double cy = equal ? 1.0 : a.sy,
-				cx = equal ? 1.0 : a.sx;
+	const PbEdtSteps steps = PbEdtStepsOf(a.sy, a.sx);
+	const double cy = equal ? 1.0 : steps.cy,
+				cx = equal ? 1.0 : steps.cx;
 	const double sy2 = cy * cy,
 				sx2 = cx * cx;
 

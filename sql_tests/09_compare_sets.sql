@@ -77,6 +77,23 @@ SELECT (pb_compare_sets(g, a)).* FROM (VALUES ('POLYGON EMPTY'::geometry, true),
 SELECT (pb_compare_sets(g, a)).pairs FROM (VALUES ('SRID=4326;POLYGON((0 0,2 0,2 2,0 2,0 0))'::geometry, true),
                                                ('POLYGON((1 1,3 1,3 3,1 3,1 1))', false)) t(g, a);
 
+-- a tile key with every row switching tile (two tiles, sets alternating in
+-- twos): the answer of the rows ordered by tile and PostGIS's pairs on the
+-- tile, with a few tasks per tile (at most 2 + log2 of its rows), not one
+-- per switch, each holding a copy of its tile (memory went with the square
+-- of the rows: 2.5 GB for 8000)
+CREATE TEMP TABLE interleaved AS
+SELECT i, (i / 2) % 2 = 0 AS in_a, (i % 2)::bigint AS tile,
+       ST_MakeEnvelope(i % 100, i / 100, i % 100 + 2.5, i / 100 + 1.5) AS g
+FROM generate_series(1, 2000) i;
+CREATE TEMP TABLE interleaved_sets AS
+SELECT pb_compare_sets(g, in_a, tile) AS r FROM (SELECT * FROM interleaved ORDER BY i) t;
+SELECT tasks <= 2 * (2 + ceil(log(2, 1000))) AS few_tasks_per_tile FROM pb_pipeline_report() WHERE stage = 'tile';
+SELECT (r).pairs, (r).pairs = (SELECT count(*) FROM interleaved p JOIN interleaved q
+                                ON p.tile = q.tile AND p.g && q.g WHERE p.in_a AND NOT q.in_a) AS pairs_as_postgis,
+       r = (SELECT pb_compare_sets(g, in_a, tile) FROM (SELECT * FROM interleaved ORDER BY tile, i) t) AS as_ordered_by_tile
+FROM interleaved_sets;
+
 -- parallel workers decode, the leader pairs: identical results
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;

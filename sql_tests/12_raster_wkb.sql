@@ -112,6 +112,17 @@ FROM (SELECT pb_distance_transform(t_rast(4, 3, 4, t_u8(1, 1, 1, 1,
 SELECT t_pixels(pb_distance_transform(t_rast(3, 2, 0, t_u8(0, 1, 1, 1, 1, 1)), 1, '{2, 0.5}'));
 -- nodata pixels are background
 SELECT t_pixels(pb_distance_transform(t_rast(3, 1, 4, t_u8(9, 9, 9), 64, '\x09')));
+-- spacing whose squares overflow a double: background pixels 0 (as SciPy
+-- gives, not sqrt(0 * inf)), distances along the small step exact (the
+-- nearest in the row, past two rows' pixels 1e200 away), the others past
+-- the float range
+SELECT t_pixels(pb_distance_transform(t_rast(3, 3, 0, t_u8(0, 1, 1,
+														  1, 0, 1,
+														  1, 1, 0)), 1, '{1e300, 1e300}'));
+SELECT t_pixels(pb_distance_transform(t_rast(6, 3, 4, t_u8(0, 1, 1, 1, 1, 1,
+														  1, 0, 1, 1, 1, 1,
+														  1, 1, 1, 1, 1, 0)), 1, '{1e200, 1}'));
+SELECT t_pixels(pb_distance_transform(t_rast(2, 2, 4, t_u8(1, 1, 1, 0)), 1, '{1e200, 1}'));
 -- no background at all
 SELECT t_pixels(r, 1) AS distance, t_pixels(r, 2) AS col
 FROM (SELECT pb_distance_transform(t_rast(2, 1, 4, t_u8(1, 1)), 1, NULL, true) AS r) s;
@@ -136,6 +147,20 @@ SELECT length(pb_distance_transform(r)) FROM big;
 RESET statement_timeout;
 RESET pixelbox.cpu_threads;
 RESET pixelbox.device;
+
+-- a result over 1 GB is refused from the input's header, before any work:
+-- a 9460 x 9460 8BUI mask (89 MB) whose distances with the nearest pixel's
+-- bands take 12 bytes a pixel, 1.07 GB.  One thread and a 2 s timeout: it
+-- used to compute everything (2 GB) first.
+CREATE TABLE huge_result AS SELECT t_rast(9460, 9460, 4, repeat(chr(1), 9460 * 9460)::bytea) AS r;
+SET pixelbox.device = cpu;
+SET pixelbox.cpu_threads = 1;
+SET statement_timeout = '2s';
+SELECT length(pb_distance_transform(r, 1, NULL, true)) FROM huge_result;
+RESET statement_timeout;
+RESET pixelbox.cpu_threads;
+RESET pixelbox.device;
+DROP TABLE huge_result;
 
 -- bad input
 SELECT pb_reconstruct(t_rast(2, 1, 4, t_u8(1, 0)), t_rast(2, 1, 4, t_u8(1, 1)), 6);

@@ -143,6 +143,7 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 {
 	const char *caller = "pb_distance_transform";
 	PbRasterArg mask;
+	PbRasterBand rb;
 	int			band;
 	bool		with_index;
 	double		sy,
@@ -163,7 +164,10 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	band = PG_GETARG_INT32(1);
 	with_index = PG_GETARG_BOOL(3);
 	Spacing(fcinfo, 2, &sy, &sx, caller);
-	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "mask", caller, &mask);
+	PbOpenRasterArg(PG_GETARG_BYTEA_PP(0), band, "mask", caller, &mask, &rb);
+	/* the result may be 12 times the mask: refuse it before any work */
+	PbCheckResultSize(&mask.h, with_index ? 3 : 1, types, caller);
+	PbLoadRasterArg(&rb, caller, &mask);
 	npix = (int64) mask.img.width * mask.img.height;
 	fg = PbHugeAlloc((size_t) npix);
 	PbDistanceForeground(&mask.img, mask.is_nodata, fg);

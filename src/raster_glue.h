@@ -25,12 +25,16 @@ typedef struct PbRasterArg
 extern void PbOpenRasterArg(bytea *wkb, int band, const char *what,
 							const char *caller, PbRasterArg *out,
 							PbRasterBand *rb);
+extern void PbLoadRasterArg(const PbRasterBand *rb, const char *caller,
+							PbRasterArg *out);
 extern void PbReadRasterArg(bytea *wkb, int band, const char *what,
 							const char *caller, PbRasterArg *out);
 extern void PbCheckAligned(const PbRasterArg *a, const PbRasterArg *b,
 						   const char *caller);
 extern void PbCheckSameGrid(const PbRasterArg *a, const PbRasterArg *b,
 							const char *caller);
+extern size_t PbCheckResultSize(const PbRasterHeader *h, int nbands,
+								const int *wkb_types, const char *caller);
 extern bytea *PbRasterResult(const PbRasterHeader *h, int nbands,
 							 const int *wkb_types, const bool *has_nodata,
 							 const double *nodata, const void *const *pixels,

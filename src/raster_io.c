@@ -59,38 +59,49 @@ PbOpenRasterArg(bytea *wkb, int band, const char *what, const char *caller,
 	out->nodata = rb->nodata;
 }
 
-/* Read band number band of a raster WKB argument, checking everything. */
+/*
+ * Read the pixels of the band PbOpenRasterArg located (rb) into out,
+ * checking its pixel type.
+ */
 void
-PbReadRasterArg(bytea *wkb, int band, const char *what, const char *caller,
-				PbRasterArg *out)
+PbLoadRasterArg(const PbRasterBand *rb, const char *caller, PbRasterArg *out)
 {
-	PbRasterBand rb;
 	PbPixType	type;
 	int64		npix;
 	uint8	   *nd;
 
-	PbOpenRasterArg(wkb, band, what, caller, out, &rb);
-	if (!PbRasterComputeType(rb.wkb_type, &type))
+	if (!PbRasterComputeType(rb->wkb_type, &type))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s: band %d of %s has pixel type %s, which is not supported",
-						caller, band, what, PbWkbPixName(rb.wkb_type)),
+						caller, out->band, out->what, PbWkbPixName(rb->wkb_type)),
 				 errhint("Supported pixel types: 1BB, 8BUI, 16BUI, 32BF.")));
 	out->img.width = out->h.width;
 	out->img.height = out->h.height;
 	out->img.type = type;
 	npix = (int64) out->h.width * out->h.height;
 	out->img.data = PbHugeAlloc((size_t) npix * PbPixSize(type));
-	if (!PbRasterBandMayHaveNodata(&rb))
+	if (!PbRasterBandMayHaveNodata(rb))
 	{
-		PbRasterReadBand(&rb, npix, out->img.data, NULL);
+		PbRasterReadBand(rb, npix, out->img.data, NULL);
 		return;
 	}
 	nd = PbHugeAlloc((size_t) npix);
-	if (PbRasterReadBand(&rb, npix, out->img.data, nd) > 0)
+	if (PbRasterReadBand(rb, npix, out->img.data, nd) > 0)
 		out->is_nodata = nd;
 	else
 		pfree(nd);
+}
+
+/* Read band number band of a raster WKB argument, checking everything. */
+void
+PbReadRasterArg(bytea *wkb, int band, const char *what, const char *caller,
+				PbRasterArg *out)
+{
+	PbRasterBand rb;
+
+	PbOpenRasterArg(wkb, band, what, caller, out, &rb);
+	PbLoadRasterArg(&rb, caller, out);
 }
 
 /* Rasters combined pixel by pixel must share size, georeference and SRID. */
@@ -134,16 +145,16 @@ PbCheckSameGrid(const PbRasterArg *a, const PbRasterArg *b, const char *caller)
 				 errhint("Cast one band to the other's pixel type (ST_Reclass or ST_MapAlgebra).")));
 }
 
-/* A raster WKB bytea with h's georeference and the given bands. */
-bytea *
-PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
-			   const bool *has_nodata, const double *nodata,
-			   const void *const *pixels, const char *caller)
+/*
+ * Error unless a raster WKB of h's size with the given bands fits in a
+ * value (1 GB); the size is known from the input's header, so callers
+ * check before any work.  Returns the size.
+ */
+size_t
+PbCheckResultSize(const PbRasterHeader *h, int nbands, const int *wkb_types,
+				  const char *caller)
 {
 	size_t		size = PbRasterWkbSize(h, nbands, wkb_types);
-	int64		npix = (int64) h->width * h->height;
-	bytea	   *out;
-	uint8	   *p;
 
 	if (size > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,
@@ -151,6 +162,20 @@ PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
 				 errmsg("%s: the result raster would take %zu bytes, more than a value may hold (1 GB)",
 						caller, size),
 				 errhint("Cut the raster into tiles (ST_Tile).")));
+	return size;
+}
+
+/* A raster WKB bytea with h's georeference and the given bands. */
+bytea *
+PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
+			   const bool *has_nodata, const double *nodata,
+			   const void *const *pixels, const char *caller)
+{
+	size_t		size = PbCheckResultSize(h, nbands, wkb_types, caller);
+	int64		npix = (int64) h->width * h->height;
+	bytea	   *out;
+	uint8	   *p;
+
 	out = palloc(size + VARHDRSZ);
 	SET_VARSIZE(out, size + VARHDRSZ);
 	p = PbRasterWriteHeader((uint8 *) VARDATA(out), h, nbands);

@@ -10,7 +10,10 @@
  * ordered (or clustered) by tile streams best.  A tile seen again later is
  * reopened: its new task holds all of its polygons (a copy of the earlier
  * batch plus the new rows) and skips the pairs the earlier task counted,
- * so any row order gives the same answer.
+ * so any row order gives the same answer.  A reopened tile makes its next
+ * task only once its polygons have doubled since its last one (else at
+ * the final call), so that however rows interleave, a tile's copies and
+ * tasks add up to a few times its polygons, not a copy per tile switch.
  *
  * One streaming run per backend at a time: other groups of a hashed
  * GROUP BY keep their tasks and run them at their final call.  There is
@@ -41,6 +44,7 @@ typedef struct TileEntry
 				nb;				/* of batch */
 	uint32		sent_a,
 				sent_b;			/* of those, already in a task */
+	uint32		tasked;			/* shapes in the tile's last task; 0: none yet */
 	bool		frozen;			/* batch is in a task: copy before adding */
 } TileEntry;
 
@@ -177,9 +181,13 @@ QueueTask(TileSets *s, PbTask *t, const uint32 *gid)
 		FeedPending(s);
 }
 
-/* The open tile is complete for now: make its new polygons a task. */
+/*
+ * The open tile is complete for now (final: for good): make its new
+ * polygons a task, unless the tile already made one and has not doubled
+ * since (not final), which bounds the copies a reopened tile makes.
+ */
 static void
-CloseTile(TileSets *s, TileEntry *e)
+CloseTile(TileSets *s, TileEntry *e, bool final)
 {
 	PbTask	   *t;
 	uint32	   *ids;
@@ -195,6 +203,8 @@ CloseTile(TileSets *s, TileEntry *e)
 		e->sent_b = e->nb;
 		return;
 	}
+	if (!final && e->tasked > 0 && n - e->tasked < e->tasked)
+		return;
 	t = MemoryContextAllocZero(s->cxt, sizeof(PbTask));
 	ids = MemoryContextAllocHuge(s->cxt, sizeof(uint32) * n);
 	for (int set = 1; set >= 0; set--)
@@ -215,6 +225,7 @@ CloseTile(TileSets *s, TileEntry *e)
 			t->all_int = 0;
 	e->sent_a = e->na;
 	e->sent_b = e->nb;
+	e->tasked = n;
 	e->frozen = true;
 	QueueTask(s, t, e->gid);
 }
@@ -243,7 +254,7 @@ pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 	if (e == NULL || e->key != key)
 	{
 		if (e != NULL)
-			CloseTile(s, e);
+			CloseTile(s, e, false);
 		e = hash_search(s->tiles, &key, HASH_ENTER, &found);
 		if (!found)
 		{
@@ -286,8 +297,12 @@ pb_compare_tiles_finalfn(PG_FUNCTION_ARGS)
 	{
 		uint8	   *matched = palloc_extended(s->nshapes + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
-		if (s->open)
-			CloseTile(s, s->open);
+		HASH_SEQ_STATUS seq;
+		TileEntry  *e;
+
+		hash_seq_init(&seq, s->tiles);
+		while ((e = hash_seq_search(&seq)) != NULL)
+			CloseTile(s, e, true);
 		s->open = NULL;
 		FeedPending(s);
 		PbPipeRunFinish(s->run, &acc);

@@ -137,6 +137,7 @@ pb_watershed_wkb(PG_FUNCTION_ARGS)
 {
 	const char *caller = "pb_watershed";
 	PbRasterArg image;
+	PbRasterBand rb;
 	PbWatershedSpec spec;
 	int			label_type;
 	int64		npix;
@@ -153,7 +154,10 @@ pb_watershed_wkb(PG_FUNCTION_ARGS)
 	spec.connectivity = PbConnectivityArg(PG_GETARG_INT32(2), caller);
 	spec.lines = PG_GETARG_BOOL(4);
 	label_type = LabelType(text_to_cstring(PG_GETARG_TEXT_PP(6)), caller);
-	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), PG_GETARG_INT32(5), "image", caller, &image);
+	PbOpenRasterArg(PG_GETARG_BYTEA_PP(0), PG_GETARG_INT32(5), "image", caller, &image, &rb);
+	/* the labels may be 4 times the image: refuse them before any work */
+	PbCheckResultSize(&image.h, 1, &label_type, caller);
+	PbLoadRasterArg(&rb, caller, &image);
 	npix = (int64) image.img.width * image.img.height;
 	wall = image.is_nodata;		/* nodata and NaN heights */
 	if (!PG_ARGISNULL(3))

@@ -1,5 +1,6 @@
 /*
- * tests_edt.h: the tests of tests/test_edt.c, in the order they run.
+ * tests_edt.h: the tests of tests/test_edt.c and tests/test_edt_spacing.c,
+ * in the order they run.
  */
 #ifndef PB_TESTS_EDT_H
 #define PB_TESTS_EDT_H
@@ -14,6 +15,8 @@
 	X(test_edt_power_of_two_spacing) \
 	X(test_edt_threads_agree) \
 	X(test_edt_poll_stop) \
-	X(test_edt_badarg)
+	X(test_edt_badarg) \
+	X(test_edt_extreme_spacing) \
+	X(test_edt_huge_step_row)
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * tests_ws.h: the tests of tests/test_watershed.c (the CPU watershed
- * against the reference automaton and hand-worked results), in order.
+ * against the reference automaton and hand-worked results) and
+ * tests/test_ws_poll.c (its polls), in order.
  */
 #ifndef PB_TESTS_WS_H
 #define PB_TESTS_WS_H
@@ -13,6 +14,7 @@
 	X(test_ws_basins_are_minima) \
 	X(test_ws_stopped) \
 	X(test_ws_badarg) \
-	X(test_ws_nodata_bands)
+	X(test_ws_nodata_bands) \
+	X(test_ws_minima_poll)
 
 #endif

@@ -20,14 +20,18 @@
  *     floating-point tests may break ties differently).
  *
  * Arithmetic: with unit spacing (sy == sx == 1) everything is exact int64.
- * Otherwise the envelope test is done on exact integer coefficients and
- * scaled once by rho = (sy / sx)^2 (exact integers when sy == sx), and the
- * query compares the very doubles that are output.  The output is computed
- * as scipy.ndimage.distance_transform_edt(fg, sampling=(sy, sx)) does from
+ * Otherwise candidates are compared with the steps (cy, cx) of
+ * PbEdtStepsOf (raster_rules.h, shared with the GPU): the spacing itself
+ * unless squares of it could leave the double range.  The envelope test
+ * is done on exact integer coefficients and scaled once by rho =
+ * (cy / cx)^2 (exact integers when sy == sx), and the query compares the
+ * very doubles that are output.  The output is computed as
+ * scipy.ndimage.distance_transform_edt(fg, sampling=(sy, sx)) does from
  * its feature transform: dy = (row difference) * sy, dx = (column
  * difference) * sx, d = sqrt(dy * dy + dx * dx) in double, then cast to
- * float.  The squares are computed apart (a table for dx, one value per
- * envelope site for dy) and only then added, so no fused multiply-add
+ * float (with steps rescaled, that distance computed without overflow:
+ * EdtOutput).  The squares are computed apart (a table for dx, one value
+ * per envelope site for dy) and only then added, so no fused multiply-add
  * can change the rounding.
  *
  * No background pixel at all: SciPy's feature transform then leaves every
@@ -51,6 +55,7 @@
 #include <string.h>
 
 #include "image.h"
+#include "raster_rules.h"
 
 #define EDT_MAX_SIDE 65535
 #define EDT_COL_CHUNK 64		/* adjacent columns per column-pass item */
@@ -71,7 +76,7 @@ typedef struct EdtSlot
 	int32_t    *col;			/* column of each envelope site */
 	int32_t    *row;			/* row of its background pixel */
 	int64_t    *g;				/* squared row difference of the site */
-	double	   *dy2;			/* ((row - y) * sy)^2 (non-unit spacing) */
+	double	   *dy2;			/* ((row - y) * cy)^2 (non-unit spacing) */
 } EdtSlot;
 
 /* Everything both passes share. */
@@ -80,14 +85,16 @@ typedef struct EdtJob
 	const uint8_t *fg;
 	int64_t		width;
 	int64_t		height;
-	double		sy;
-	double		rho;			/* (sy / sx)^2 */
+	double		sy,
+				sx;				/* the spacing */
+	PbEdtSteps	steps;			/* the steps candidates are compared with */
+	double		rho;			/* (cy / cx)^2 */
 	int			unit;			/* sy == sx == 1: all in int64 */
 	int			exact_env;		/* sy == sx: rho is exactly 1 */
 	unsigned char *colrows;		/* the column pass's int32 rows: dist */
 	float	   *dist;
 	int64_t    *nearest;		/* may be NULL */
-	const double *dx2;			/* (d * sx)^2 for d in [0, width); non-unit */
+	const double *dx2;			/* (d * cx)^2 for d in [0, width); non-unit */
 	int64_t		rows_per_item;
 	EdtSlot    *slots;
 	int			nslots;
@@ -216,6 +223,23 @@ EdtEnvelope(const EdtJob *job, int64_t y, EdtSlot *s)
 }
 
 /*
+ * The output distance of a pixel dr rows and dc columns from its chosen
+ * background pixel, d2 their squared distance under the comparison steps:
+ * sqrt(d2) 2^k, or with steps far apart the larger of |dr sy| and
+ * |dc sx|; cast to float.  Either equals SciPy's sqrt((dr sy)^2 +
+ * (dc sx)^2) cast to float (what the GPU computes), without its overflow.
+ */
+static inline float
+EdtOutput(const EdtJob *job, double d2, int64_t dr, int64_t dc)
+{
+	if (job->steps.apart)
+		return (float) fmax(fabs((double) dr * job->sy), fabs((double) dc * job->sx));
+	if (job->steps.k != 0)
+		return (float) ldexp(sqrt(d2), job->steps.k);
+	return (float) sqrt(d2);
+}
+
+/*
  * Fill row y when the image has no background: SciPy's distances to the
  * virtual feature (row -1, column 0), and nearest = -1.
  */
@@ -229,11 +253,11 @@ EdtRowNoBackground(const EdtJob *job, int64_t y)
 			d[x] = (float) sqrt((double) ((y + 1) * (y + 1) + x * x));
 	else
 	{
-		double		t = (double) (-1 - y) * job->sy;
+		double		t = (double) (-1 - y) * job->steps.cy;
 		double		dy2 = t * t;
 
 		for (int64_t x = 0; x < job->width; x++)
-			d[x] = (float) sqrt(dy2 + job->dx2[x]);
+			d[x] = EdtOutput(job, dy2 + job->dx2[x], -1 - y, x);
 	}
 	if (job->nearest)
 		for (int64_t x = 0; x < job->width; x++)
@@ -273,8 +297,9 @@ EdtQueryUnit(const EdtJob *job, int64_t y, const EdtSlot *s, int64_t top)
 }
 
 /*
- * Other spacing: the same walk on the doubles SciPy outputs,
- * dy2 + (dx * sx)^2, so the chosen site gives the smallest output.
+ * Other spacing: the same walk on dy2 + (dx * cx)^2, the doubles SciPy
+ * outputs (or those scaled exactly), so the chosen site gives the
+ * smallest output.
  */
 static void
 EdtQuerySpaced(const EdtJob *job, int64_t y, EdtSlot *s, int64_t top)
@@ -286,7 +311,7 @@ EdtQuerySpaced(const EdtJob *job, int64_t y, EdtSlot *s, int64_t top)
 
 	for (int64_t j = 0; j <= top; j++)
 	{
-		double		t = (double) ((int64_t) s->row[j] - y) * job->sy;
+		double		t = (double) ((int64_t) s->row[j] - y) * job->steps.cy;
 
 		s->dy2[j] = t * t;
 	}
@@ -303,7 +328,7 @@ EdtQuerySpaced(const EdtJob *job, int64_t y, EdtSlot *s, int64_t top)
 			best = next;
 			k++;
 		}
-		d[x] = (float) sqrt(best);
+		d[x] = EdtOutput(job, best, (int64_t) s->row[k] - y, (int64_t) s->col[k] - x);
 		if (nr)
 			nr[x] = (int64_t) s->row[k] * job->width + s->col[k];
 	}
@@ -353,7 +378,7 @@ EdtRowItem(void *arg, int64_t item)
  * one block; returns it, or NULL when memory could not be had.
  */
 static void *
-EdtScratchAlloc(EdtJob *job, double sx)
+EdtScratchAlloc(EdtJob *job)
 {
 	int64_t		w = job->width;
 	size_t		per = (size_t) w * (2 * sizeof(int32_t) + sizeof(int64_t) +
@@ -375,7 +400,7 @@ EdtScratchAlloc(EdtJob *job, double sx)
 
 		for (int64_t d = 0; d < w; d++)
 		{
-			double		t = (double) d * sx;
+			double		t = (double) d * job->steps.cx;
 
 			dx2[d] = t * t;
 		}
@@ -434,7 +459,9 @@ PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,
 	job.width = width;
 	job.height = height;
 	job.sy = sy;
-	job.rho = (sy / sx) * (sy / sx);
+	job.sx = sx;
+	job.steps = PbEdtStepsOf(sy, sx);
+	job.rho = (job.steps.cy / job.steps.cx) * (job.steps.cy / job.steps.cx);
 	job.unit = sy == 1.0 && sx == 1.0;
 	job.exact_env = sy == sx;
 	job.colrows = (unsigned char *) dist;
@@ -447,7 +474,7 @@ PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,
 		threads = EDT_MAX_SLOTS;
 	job.nslots = row_items < threads ? (int) row_items : threads;
 
-	block = EdtScratchAlloc(&job, sx);
+	block = EdtScratchAlloc(&job);
 	if (block == NULL)
 		return PB_ERR_NOMEM;
 	/* never more threads at once than scratch slots */

@@ -1,13 +1,15 @@
 /*
  * raster_rules.h: the pixel rules the raster CPU code (src/core/raster)
  * and the raster kernels (cuda/) share, written once as PB_XPU functions
- * (base/pb_xpu.h): the neighbour table, the blocks a changed pixel wakes
- * and the order-preserving level of a float.  Plain C that gcc and nvcc
- * both accept; no tables at file scope.
+ * (base/pb_xpu.h): the neighbour table, the blocks a changed pixel wakes,
+ * the order-preserving level of a float and the steps the distance
+ * transform compares candidates with.  Plain C that gcc and nvcc both
+ * accept; no tables at file scope.
  */
 #ifndef PB_RASTER_RULES_H
 #define PB_RASTER_RULES_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "../base/pb_xpu.h"
@@ -122,6 +124,73 @@ PbFloatOfLevel(uint32_t level)
 
 	v.u = (level & 0x80000000u) ? (level ^ 0x80000000u) : ~level;
 	return v.f;
+}
+
+/*
+ * Steps within 2^-480 .. 2^480 of each other's direction: squared
+ * distances of up to 65535 of them are normal doubles, neither overflowing
+ * nor underflowing.  Steps more than 2^500 apart: one step of the larger
+ * outweighs any difference along the smaller (65535 of them) many times.
+ */
+#define PB_EDT_SAFE_EXP 480
+#define PB_EDT_APART_EXP 500
+
+/*
+ * The steps (cy, cx) the distance transform compares candidate background
+ * pixels with, for spacing (sy, sx) (finite, > 0): candidates are ordered
+ * by (dr cy)^2 + (dc cx)^2, each square rounded apart.
+ *  - Steps of binary exponents within +-PB_EDT_SAFE_EXP and at most
+ *    PB_EDT_APART_EXP apart: (sy, sx) themselves, k = 0: SciPy's doubles.
+ *  - Else, at most PB_EDT_APART_EXP apart: both times 2^-k, the larger into
+ *    [0.5, 1).  A power of two scales every product, square, sum and
+ *    square root exactly (the smaller step stays above 2^-501, its squares
+ *    normal), so the order and the distance sqrt(.) 2^k are SciPy's
+ *    wherever SciPy's squares stay finite, and right where they overflow
+ *    (background pixels 0, not sqrt(0 * inf)).
+ *  - Further apart (apart = 1): the larger step's mantissa, the smaller
+ *    2^-501.  Both the true distances and these order candidates first by
+ *    the difference along the larger step, then along the smaller, and
+ *    the distance is the larger of |dr sy| and |dc sx| (the other is below
+ *    its rounding).
+ */
+typedef struct PbEdtSteps
+{
+	double		cy,
+				cx;
+	int			k;
+	int			apart;
+} PbEdtSteps;
+
+/* The comparison steps of spacing (sy, sx): see above. */
+PB_XPU PbEdtSteps
+PbEdtStepsOf(double sy, double sx)
+{
+	PbEdtSteps	s;
+	int			ey,
+				ex,
+				hi,
+				lo;
+
+	frexp(sy, &ey);
+	frexp(sx, &ex);
+	hi = ey > ex ? ey : ex;
+	lo = ey > ex ? ex : ey;
+	s.cy = sy;
+	s.cx = sx;
+	s.k = 0;
+	s.apart = hi - lo > PB_EDT_APART_EXP;
+	if (s.apart)
+	{
+		s.cy = ey > ex ? ldexp(sy, -ey) : ldexp(1.0, -PB_EDT_APART_EXP - 1);
+		s.cx = ey > ex ? ldexp(1.0, -PB_EDT_APART_EXP - 1) : ldexp(sx, -ex);
+	}
+	else if (hi > PB_EDT_SAFE_EXP || lo < -PB_EDT_SAFE_EXP)
+	{
+		s.k = hi;
+		s.cy = ldexp(sy, -hi);
+		s.cx = ldexp(sx, -hi);
+	}
+	return s;
 }
 
 #endif							/* PB_RASTER_RULES_H */

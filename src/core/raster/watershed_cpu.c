@@ -13,10 +13,11 @@
  * unique least solution of the definition.
  *
  * Then, all in parallel over rows: each pixel's pointer; marker-less, the
- * minima numbered in row-major order (union-find, one thread: minima are
- * few); each label found by following pointers to a seed (walks that
- * meet resolve each other's pixels with relaxed atomics: the values they
- * write are the same); the watershed lines.
+ * minima numbered in row-major order (union-find on the caller's thread,
+ * polling every WS_POLL_PIXELS pixels: a noisy image has millions); each
+ * label found by following pointers to a seed (walks that meet resolve
+ * each other's pixels with relaxed atomics: the values they write are the
+ * same); the watershed lines.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #define WS_DEFAULT_TILE 256
 #define WS_ROWS_PER_ITEM 16
 #define WS_NO_POINTER 0xFF
+#define WS_POLL_PIXELS 65536	/* serial phases poll every this many pixels */
 
 /* The state every phase shares. */
 typedef struct WsCtx
@@ -367,11 +369,22 @@ MinFind(uint32_t *parent, uint32_t i)
 }
 
 /*
+ * Whether this serial phase (on the caller's thread) should stop at pixel
+ * i: run's poll, asked every WS_POLL_PIXELS pixels.
+ */
+static bool
+WsSerialStop(const PbRun *run, int64_t i)
+{
+	return i % WS_POLL_PIXELS == 0 && run->poll != NULL && run->poll(run->poll_arg);
+}
+
+/*
  * Marker-less: label each minimum (a connected plateau of seeds of one
- * level) 1, 2, ... in row-major order of its first pixel.
+ * level) 1, 2, ... in row-major order of its first pixel.  One thread
+ * (the caller's), polling as it goes: a noisy image has minima all over.
  */
 static PbStatus
-NumberMinima(WsCtx *c)
+NumberMinima(WsCtx *c, const PbRun *run)
 {
 	uint32_t   *parent = malloc(sizeof(uint32_t) * c->g.n);
 	uint32_t	k = 0;
@@ -383,6 +396,11 @@ NumberMinima(WsCtx *c)
 		int64_t		x = i % c->g.width,
 					y = i / c->g.width;
 
+		if (WsSerialStop(run, i))
+		{
+			free(parent);
+			return PB_ERR_STOPPED;
+		}
 		if (!c->seed[i])
 			continue;
 		parent[i] = (uint32_t) i;
@@ -404,12 +422,19 @@ NumberMinima(WsCtx *c)
 		}
 	}
 	for (int64_t i = 0; i < c->g.n; i++)
+	{
+		if (WsSerialStop(run, i))
+		{
+			free(parent);
+			return PB_ERR_STOPPED;
+		}
 		if (c->seed[i])
 		{
 			uint32_t	r = MinFind(parent, (uint32_t) i);
 
 			c->labels[i] = r == (uint32_t) i ? ++k : c->labels[r];
 		}
+	}
 	free(parent);
 	return PB_OK;
 }
@@ -514,7 +539,7 @@ WatershedPhases(WsCtx *c, const PbRun *run)
 		return st;
 	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
 		return st;
-	if (!c->g.markers && (st = NumberMinima(c)) != PB_OK)
+	if (!c->g.markers && (st = NumberMinima(c, run)) != PB_OK)
 		return st;
 	if ((st = PbParallelFor(run, rows, LabelRows, c)) != PB_OK)
 		return st;

@@ -88,18 +88,7 @@ ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
 			 errmsg("%s: %s, line %lld: %s", caller, path, (long long) line, err->message)));
 }
 
-/*
- * Polled between the chunks of a file and between files (also on the
- * parsing threads: it only reads flags): has a cancel, a timeout or a
- * termination arrived?
- */
-static int
-FilesInterrupted(void *arg)
-{
-	return QueryCancelPending || ProcDiePending;
-}
-
-/* A reader stopped by FilesInterrupted: raise the cancel that stopped it. */
+/* A reader stopped by PbInterruptArrived: raise the cancel that stopped it. */
 static void
 RaiseStop(const char *caller)
 {
@@ -162,7 +151,7 @@ pb_read_polygons(PG_FUNCTION_ARGS)
 	PbEwkbInit(&wkb, &mem);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pb_read_polygons row",
 								   ALLOCSET_DEFAULT_SIZES);
-	st = PbTextReaderBegin(&rd, fd, PB_TEXT_MAX_LINE, &mem, FilesInterrupted, NULL, &err);
+	st = PbTextReaderBegin(&rd, fd, PB_TEXT_MAX_LINE, &mem, PbInterruptArrived, NULL, &err);
 	while (st == PB_OK)
 	{
 		MemoryContext old;
@@ -303,7 +292,7 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	FileList	fl = {0};
 	PbFileParse *files;
 	SetsState  *sets;
-	PbRun run = {PbCpuThreads(), 0, FilesInterrupted, NULL};
+	PbRun		run = PbCpuRun();
 	PbStatus st;
 
 	CheckFileAccess("pb_compare_files");

@@ -101,13 +101,6 @@ KeepId(PairRows *pr, uint32 i, int64 id, bool id_null)
 	pr->id_null[i] = id_null;
 }
 
-/* Polled by the decoding threads' loop: has a cancel or termination arrived? */
-static int
-Interrupted(void *arg)
-{
-	return QueryCancelPending || ProcDiePending;
-}
-
 /* Add shape i of the batch (of set a or b, its row's id given) to the sets. */
 static void
 AddShape(PairRows *pr, uint32 i, bool in_a, int64 id, bool id_null)
@@ -132,7 +125,7 @@ DecodeRun(PairRows *pr)
 	const uint8 **data = palloc(sizeof(uint8 *) * (m + 1));
 	size_t	   *len = palloc(sizeof(size_t) * (m + 1));
 	PbValueSlice *slices = palloc0(sizeof(PbValueSlice) * (nslices + 1));
-	PbRun run = {PbCpuThreads(), 0, Interrupted, NULL};
+	PbRun		run = PbCpuRun();
 	bool		threaded = !pb_force_ewkb;
 	PbBatch    *batch = PbSetsBatch(pr->sets);
 

@@ -43,17 +43,6 @@ static int64 last_merge_chunks;
 static int64 last_handoff[2];
 static bool last_valid;
 
-/*
- * Polled by the pipeline's waits (with its lock held: must not longjmp):
- * has a cancel, a timeout or a termination request arrived?  Other
- * interrupts (parallel workers' messages) wait for the end of the run.
- */
-static int
-InterruptArrived(void *ctx)
-{
-	return QueryCancelPending || ProcDiePending;
-}
-
 /* Memory context callback: stop and join the threads, free the pipeline. */
 static void
 RunCleanup(void *arg)
@@ -122,7 +111,7 @@ RunStopped(PbPipeRun *r)
 void
 PbPipeRunFeed(PbPipeRun *r, PbTask *t)
 {
-	if (!PbPipeFeed(r->pipe, t, InterruptArrived, NULL))
+	if (!PbPipeFeed(r->pipe, t, PbInterruptArrived, NULL))
 		RunStopped(r);
 	r->tasks++;
 }
@@ -156,7 +145,7 @@ PbPipeRunAddMerge(PbPipeRun *r, int64 chunks, double seconds, int64 shared, int6
 void
 PbPipeRunFinish(PbPipeRun *r, PbCompareAcc *acc)
 {
-	if (!PbPipeFinish(r->pipe, InterruptArrived, NULL))
+	if (!PbPipeFinish(r->pipe, PbInterruptArrived, NULL))
 		RunStopped(r);
 	PbPipeTotals(r->pipe, acc);
 	PbPipeGetStats(r->pipe, &last_stats);

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "parallel_handoff.h"
@@ -36,6 +37,28 @@ PbCpuThreads(void)
 	int			n = pb_cpu_threads > 0 ? pb_cpu_threads : (int) sysconf(_SC_NPROCESSORS_ONLN);
 
 	return n > 0 ? n : 1;
+}
+
+/*
+ * The poll every core loop, thread and GPU wait is given: has a cancel, a
+ * timeout or a termination request arrived?  It only reads two flags, so
+ * any thread may call it, with locks held (it never longjmps); the backend
+ * services the interrupt after the core returns PB_ERR_STOPPED.  Other
+ * interrupts (parallel workers' messages) wait for the end of the call.
+ */
+int
+PbInterruptArrived(void *arg)
+{
+	return QueryCancelPending || ProcDiePending;
+}
+
+/* How a CPU run goes: PbCpuThreads() threads, polling PbInterruptArrived. */
+PbRun
+PbCpuRun(void)
+{
+	PbRun		run = {PbCpuThreads(), 0, PbInterruptArrived, NULL};
+
+	return run;
 }
 
 static const struct config_enum_entry throttle_options[] = {

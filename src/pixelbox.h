@@ -62,6 +62,8 @@ extern bool pb_migration;
 extern bool pb_pipelined;
 
 extern int	PbCpuThreads(void);
+extern int	PbInterruptArrived(void *arg);
+extern PbRun PbCpuRun(void);
 extern int	pb_pipeline_throttle;
 extern int	pb_pipeline_fault;
 extern int	pb_tile_shapes;

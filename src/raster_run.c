@@ -14,26 +14,6 @@
 #include "../cuda/pb_raster_gpu.h"
 #include "raster_glue.h"
 
-/* The poll the core and the kernels call between chunks of work. */
-static int
-RasterInterrupted(void *arg)
-{
-	return QueryCancelPending || ProcDiePending;
-}
-
-/* How the CPU runs: pixelbox.cpu_threads threads (0: one per CPU). */
-static PbRun
-CpuRun(void)
-{
-	PbRun run;
-
-	run.threads = PbCpuThreads();
-	run.tile = 0;
-	run.poll = RasterInterrupted;
-	run.poll_arg = NULL;
-	return run;
-}
-
 /*
  * Turn a core status into an error: a stop means an interrupt arrived
  * (serviced here), out of memory is an error.
@@ -73,7 +53,7 @@ ReconOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 	PbRasterGpuStats stats;
 
 	return PbGpuReconstruct(g, a->marker, a->mask, a->connectivity, a->op,
-							RasterInterrupted, NULL, &stats, err, err_len);
+							PbInterruptArrived, NULL, &stats, err, err_len);
 }
 
 /*
@@ -85,7 +65,7 @@ void
 PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 				 PbReconOp op, const char *caller)
 {
-	PbRun run = CpuRun();
+	PbRun		run = PbCpuRun();
 	ReconArgs	a = {marker, mask, connectivity, op};
 	int			st = PbGpuTry(caller, ReconOnGpu, &a);
 
@@ -116,7 +96,7 @@ DistanceOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 	PbRasterGpuStats stats;
 
 	return PbGpuDistance(g, a->fg, a->width, a->height, a->sy, a->sx, a->dist,
-						 (int64_t *) a->nearest, RasterInterrupted, NULL, &stats,
+						 (int64_t *) a->nearest, PbInterruptArrived, NULL, &stats,
 						 err, err_len);
 }
 
@@ -125,7 +105,7 @@ void
 PbRunDistance(const uint8 *fg, int32 width, int32 height, double sy, double sx,
 			  float *dist, int64 *nearest, const char *caller)
 {
-	PbRun run = CpuRun();
+	PbRun		run = PbCpuRun();
 	DistanceArgs a = {fg, width, height, sy, sx, dist, nearest};
 	int			st = PbGpuTry(caller, DistanceOnGpu, &a);
 
@@ -151,7 +131,7 @@ WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 	WatershedArgs *a = (WatershedArgs *) arg;
 	PbRasterGpuStats stats;
 
-	return PbGpuWatershed(g, a->spec, a->labels, RasterInterrupted, NULL, &stats,
+	return PbGpuWatershed(g, a->spec, a->labels, PbInterruptArrived, NULL, &stats,
 						  err, err_len);
 }
 
@@ -162,7 +142,7 @@ WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 void
 PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels, const char *caller)
 {
-	PbRun run = CpuRun();
+	PbRun		run = PbCpuRun();
 	WatershedArgs a = {spec, labels};
 	int			st;
 

@@ -457,6 +457,8 @@ SetsUnpackParts(SetsState *s)
 	uint32		njobs = 0,
 				cap = 64;
 	double		t0;
+	PbRun		run;
+	PbStatus	st;
 	uint64		shapes = b->nshapes,
 				rings = b->nrings,
 				ipts = b->nipts,
@@ -499,7 +501,14 @@ SetsUnpackParts(SetsState *s)
 	PbBatchAdviseHuge(b);
 	if (shapes > 0)
 		SetsTag(s, (uint32) shapes - 1, false);
-	if (PbUnpackJobs(jobs, njobs, b, s->srid, s->in_a, PbCpuThreads()) != 0)
+	run = PbCpuRun();
+	st = PbUnpackJobs(jobs, njobs, b, s->srid, s->in_a, &run);
+	if (st == PB_ERR_STOPPED)
+	{
+		CHECK_FOR_INTERRUPTS();
+		elog(ERROR, "pb_compare_sets: unpacking stopped without a cancel");
+	}
+	if (st != PB_OK)
 		BadState();
 	b->nshapes = (uint32) shapes;
 	b->nrings = (uint32) rings;

@@ -112,12 +112,13 @@ UnpackAfter(const PbPacker *pk, PbBatch *dst, uint8_t *tag, int threads)
 {
 	PbUnpackJob jobs[1024];
 	PbPackCounts tot;
+	PbRun		run = {threads, 0, NULL, NULL};
 	int			n = Jobs(pk, dst, jobs, 1024, &tot);
 
 	if (n < 0)
 		return -1;
 	PbBatchReserve(dst, tot.shapes, tot.rings, tot.ipts, tot.dpts);
-	if (PbUnpackJobs(jobs, (uint32_t) n, dst, PACK_SRID, tag, threads) != 0)
+	if (PbUnpackJobs(jobs, (uint32_t) n, dst, PACK_SRID, tag, &run) != PB_OK)
 		return -1;
 	dst->nshapes = tot.shapes;
 	dst->nrings = tot.rings;
@@ -166,6 +167,60 @@ test_pack_round_trip(void)
 					pb_check_fail(__FILE__, __LINE__, "shape %u: %s", i, why);
 				CHECK_INT(got[pre + i], tag[i]);
 			}
+			PbPackerFree(&pk);
+			PbBatchFree(&dst);
+			free(got);
+		}
+	free(tag);
+	PbBatchFree(&src);
+}
+
+/* A poll that asks to stop from its arg-th call on (counts its calls). */
+static int
+StopFromCall(void *arg)
+{
+	int		   *left = arg;
+
+	return --(*left) < 0;
+}
+
+/*
+ * The unpacking threads ask the poll between chunks: a stop ends the
+ * unpack with PB_ERR_STOPPED, before every chunk is done (a cancel during
+ * pb_compare_sets's merge of parallel workers' chunks is seen in time).
+ */
+void
+test_pack_unpack_stops(void)
+{
+	Rng			r = {0x57095};
+	PbBatch		src;
+	uint8_t    *tag;
+
+	PbBatchInit(&src, &PbMallocAllocator);
+	MixedBatch(&src, &r, 400);
+	tag = calloc(src.nshapes, 1);
+	/* only the calling thread polls: with helpers, stop at its first poll */
+	for (int threads = 1; threads <= 3; threads++)
+		for (int after = 0; after <= (threads == 1 ? 2 : 0); after++)
+		{
+			PbPacker	pk;
+			PbBatch		dst;
+			PbUnpackJob jobs[1024];
+			PbPackCounts tot;
+			uint8_t    *got = malloc(src.nshapes);
+			int			left = after;
+			PbRun		run = {threads, 0, StopFromCall, &left};
+			int			n;
+
+			pb_test_context("threads %d, stop after %d polls", threads, after);
+			PackAll(&pk, &src, tag, 1);
+			PbBatchInit(&dst, &PbMallocAllocator);
+			n = Jobs(&pk, &dst, jobs, 1024, &tot);
+			CHECK(n > 8);
+			PbBatchReserve(&dst, tot.shapes, tot.rings, tot.ipts, tot.dpts);
+			CHECK_INT(PbUnpackJobs(jobs, (uint32_t) n, &dst, PACK_SRID, got, &run), PB_ERR_STOPPED);
+			left = 1 << 30;
+			CHECK_INT(PbUnpackJobs(jobs, (uint32_t) n, &dst, PACK_SRID, got, &run), PB_OK);
 			PbPackerFree(&pk);
 			PbBatchFree(&dst);
 			free(got);

@@ -106,6 +106,7 @@
 	X(test_batch_append) \
 	/* test_pack.c */ \
 	X(test_pack_round_trip) \
+	X(test_pack_unpack_stops) \
 	X(test_pack_compact) \
 	X(test_pack_malformed) \
 	/* test_pool.c */ \

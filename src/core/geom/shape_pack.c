@@ -414,18 +414,20 @@ UnpackItem(void *arg, int64_t i)
 		atomic_store(&u->failed, 1);
 }
 
-int
+PbStatus
 PbUnpackJobs(const PbUnpackJob *jobs, uint32_t n, PbBatch *b, int32_t srid,
-			 uint8_t *tag, int threads)
+			 uint8_t *tag, const PbRun *run)
 {
 	UnpackAll	u;
-	PbRun run = {threads > 0 ? threads : 1, 0, NULL, NULL};
+	PbStatus	st;
 
 	u.jobs = jobs;
 	u.b = b;
 	u.srid = srid;
 	u.tag = tag;
 	atomic_init(&u.failed, 0);
-	PbParallelFor(&run, n, UnpackItem, &u);
-	return atomic_load(&u.failed) ? -1 : 0;
+	st = PbParallelFor(run, n, UnpackItem, &u);
+	if (atomic_load(&u.failed))
+		return PB_ERR_FORMAT;
+	return st;
 }

@@ -98,11 +98,12 @@ extern int	PbUnpackChunk(const PbUnpackJob *job, PbBatch *b, int32_t srid,
 						  uint8_t *tag);
 
 /*
- * Unpack n jobs (disjoint ranges of b) on up to threads threads, which
- * call nothing but the unpacker and block every signal.  Returns 0, or
- * -1 when some chunk was malformed.
+ * Unpack n jobs (disjoint ranges of b) on run's threads, which call
+ * nothing but the unpacker and block every signal; run->poll is asked
+ * between jobs.  Returns PB_OK, PB_ERR_STOPPED when the poll stopped it
+ * (some jobs then never ran), or PB_ERR_FORMAT when a chunk was malformed.
  */
-extern int	PbUnpackJobs(const PbUnpackJob *jobs, uint32_t n, PbBatch *b,
-						 int32_t srid, uint8_t *tag, int threads);
+extern PbStatus PbUnpackJobs(const PbUnpackJob *jobs, uint32_t n, PbBatch *b,
+							 int32_t srid, uint8_t *tag, const PbRun *run);
 
 #endif							/* PB_SHAPE_PACK_H */

@@ -42,7 +42,7 @@ REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
 REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress --no-locale
 
 EXTRA_CLEAN = build cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu \
-	bench/bench_raster bench/bench_watershed bench/bench_tiling bench/bench_pipeline
+	bench/bench_raster bench/bench_watershed bench/bench_tiling bench/bench_pipeline bench/bench_long
 
 # no LLVM bitcode: JIT inlining of this module is not worth a clang dependency
 override with_llvm = no

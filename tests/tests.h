@@ -77,6 +77,11 @@
 	X(test_general_self_and_huge_box) \
 	X(test_general_known_shapes) \
 	X(test_general_invalid_diagonal) \
+	/* test_long_pairs.c */ \
+	X(test_long_combs_exact) \
+	X(test_long_spiral_exact) \
+	X(test_long_ring) \
+	X(test_long_pairs_poll_stop) \
 	/* test_accum.c */ \
 	X(test_exact_small_known) \
 	X(test_exact_negative) \

@@ -2,16 +2,26 @@
  * area_bitmap.c: exact intersection area of two rectilinear integer shapes
  * by edge-flag bitmaps.
  *
- * Over the intersection window, each vertical edge toggles one bit per row
- * it spans (at its column, or column 0 when it lies left of the window);
- * a prefix XOR along each row then leaves exactly the pixels whose centres
- * are inside the shape (even-odd rule), and the area is the popcount of
- * the AND of the two bitmaps.  Pixels are unit squares, so this is exact.
+ * Over the intersection window, each vertical edge toggles its column's
+ * bit (column 0 when it lies left of the window) in every row it spans:
+ * it flips the bit in its first row and in the row past its last, and a
+ * prefix XOR down each column spreads the flips, so filling costs O(edges)
+ * whatever their lengths.  A prefix XOR along each row then leaves exactly
+ * the pixels whose centres are inside the shape (even-odd rule), and the
+ * area is the popcount of the AND of the two bitmaps.  Pixels are unit
+ * squares, so this is exact.  A window beyond PB_BITMAP_HARD_WORDS (only a
+ * forced method gets there) goes to the sweep, which gives the same answer
+ * without the memory.
  */
 #include <string.h>
 
 #include "batch.h"
 #include "ring_edges.h"
+
+/* Largest bitmap this engine builds, in 64-bit words per shape (32 MB). */
+#define PB_BITMAP_HARD_WORDS ((size_t) 1 << 22)
+/* Words between two interrupt polls. */
+#define BITMAP_POLL_WORDS 65536
 
 /* Integer bounds of the window [x0,x1) x [y0,y1). */
 typedef struct IWindow
@@ -22,7 +32,10 @@ typedef struct IWindow
 				y1;
 } IWindow;
 
-/* Toggle the edge flags of every vertical edge of shape s into bits. */
+/*
+ * Flip the edge flags of every vertical edge of shape s into bits at its
+ * first row and the row past its last (none past the window's top).
+ */
 static void
 FillFlags(uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
 		  const IWindow *w)
@@ -49,9 +62,12 @@ FillFlags(uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
 			lo = w->y0;
 		if (hi > w->y1)
 			hi = w->y1;
+		if (lo >= hi)
+			continue;
 		bit = (uint64_t) 1 << (col & 63);
-		for (int64_t y = lo; y < hi; y++)
-			bits[(size_t) (y - w->y0) * nw + (size_t) (col >> 6)] ^= bit;
+		bits[(size_t) (lo - w->y0) * nw + (size_t) (col >> 6)] ^= bit;
+		if (hi < w->y1)
+			bits[(size_t) (hi - w->y0) * nw + (size_t) (col >> 6)] ^= bit;
 	}
 }
 
@@ -81,9 +97,12 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 			   *bq,
 				lastmask;
 	int64_t		count = 0;
+	size_t		work = 0;
 
 	if (w.x1 <= w.x0 || w.y1 <= w.y0)
 		return 0.0;
+	if (((w.x1 - w.x0 + 63) / 64.0) * (w.y1 - w.y0) > (double) PB_BITMAP_HARD_WORDS)
+		return PbAreaSweep(s, b, p, q);
 	nw = (size_t) ((w.x1 - w.x0 + 63) / 64);
 	words = nw * (size_t) (w.y1 - w.y0);
 	bp = PbScratchGet(s, 0, 2 * words * sizeof(uint64_t));
@@ -99,8 +118,11 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 
 		for (size_t k = 0; k < nw; k++)
 		{
-			uint64_t	vp = PrefixXor(bp[row + k], cp);
-			uint64_t	vq = PrefixXor(bq[row + k], cq);
+			/* down the column first: this row's flags from the one above */
+			uint64_t	fp = row ? (bp[row + k] ^= bp[row - nw + k]) : bp[k];
+			uint64_t	fq = row ? (bq[row + k] ^= bq[row - nw + k]) : bq[k];
+			uint64_t	vp = PrefixXor(fp, cp);
+			uint64_t	vq = PrefixXor(fq, cq);
 			uint64_t	both = vp & vq;
 
 			cp = vp >> 63;
@@ -108,6 +130,11 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 			if (k + 1 == nw)
 				both &= lastmask;
 			count += __builtin_popcountll(both);
+		}
+		if ((work += nw) >= BITMAP_POLL_WORDS)
+		{
+			PbScratchPoll(s);
+			work = 0;
 		}
 	}
 	return (double) count;

@@ -10,12 +10,24 @@
  * up to floating-point rounding (no pixel approximation).  Coordinates are
  * translated to the window's corner first to keep precision for large
  * absolute coordinates.
+ *
+ * The cost is the number of edge pairs whose x-ranges overlap (crossing
+ * tests, edges alive per slab).  A big pair whose edges overlap far less
+ * along y (a comb with teeth along y) is swept along y instead: x and y
+ * swapped, which keeps every area.  Interrupts are polled by work done, so
+ * one big pair sees a cancel within milliseconds.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "batch.h"
 #include "ring_edges.h"
+
+/* Work (edge visits) between two interrupt polls. */
+#define GENERAL_POLL_WORK 65536
+/* Pairs with fewer edges are always swept along x (as they always were). */
+#define GENERAL_AXIS_MIN_EDGES 4096
 
 /* A non-vertical edge, left to right, translated, tagged with its shape. */
 typedef struct DEdge
@@ -28,14 +40,28 @@ typedef struct DEdge
 	int			shape;
 } DEdge;
 
+/* Edge e with x and y swapped when swap. */
+static inline void
+SwapXY(PbDoubleEdge *e, int swap)
+{
+	if (swap)
+	{
+		double		t = e->x0;
+
+		e->x0 = e->y0, e->y0 = t;
+		t = e->x1, e->x1 = e->y1, e->y1 = t;
+	}
+}
+
 /*
  * Append the non-vertical edges of s that reach into the window's x-range
  * to out, translated to the window's corner, and every vertex x strictly
- * inside that range to xs.
+ * inside that range to xs (x and y of s swapped when swap; w is then the
+ * swapped window).
  */
 static void
 CollectEdges(const PbBatch *b, const PbShape *s, int tag, const PbBox *w,
-			 DEdge *out, size_t *n, double *xs, size_t *nx)
+			 int swap, DEdge *out, size_t *n, double *xs, size_t *nx)
 {
 	PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
 	PbDoubleEdge edge;
@@ -43,6 +69,8 @@ CollectEdges(const PbBatch *b, const PbShape *s, int tag, const PbBox *w,
 	while (PbEdgeWalkNextDouble(&walk, &edge))
 	{
 		DEdge	   *kept;
+
+		SwapXY(&edge, swap);
 
 		if (edge.x0 > w->xmin && edge.x0 < w->xmax)
 			xs[(*nx)++] = edge.x0 - w->xmin;
@@ -81,6 +109,80 @@ CmpEdgeX0(const void *a, const void *b)
 	return CmpDouble(&((const DEdge *) a)->x0, &((const DEdge *) b)->x0);
 }
 
+/* qsort comparator: edge pointers by y at the slab's middle. */
+static int
+CmpEdgeYcur(const void *a, const void *b)
+{
+	return CmpDouble(&(*(DEdge *const *) a)->ycur, &(*(DEdge *const *) b)->ycur);
+}
+
+/* Number of the sorted values v[0..n) that are < x. */
+static size_t
+CountBelow(const double *v, size_t n, double x)
+{
+	size_t		lo = 0,
+				hi = n;
+
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Whether to sweep along y: the pairs of edges of p and q (in the window)
+ * whose ranges overlap, counted along each axis in O(n log n), are at
+ * least 4 times fewer along y.  Small pairs always go along x.
+ */
+static int
+SweepAlongY(PbScratch *s, const PbBatch *b, const PbShape *p,
+			const PbShape *q, const PbBox *w, size_t cap)
+{
+	double	   *lo = PbScratchGet(s, 3, 5 * cap * sizeof(double));
+	double	   *hi = lo + 2 * cap,
+			   *sorted = lo + 4 * cap;
+	double		cost[2] = {0, 0};
+	size_t		n = 0;
+
+	if (cap < GENERAL_AXIS_MIN_EDGES)
+		return 0;
+	for (int shape = 0; shape < 2; shape++)
+	{
+		PbEdgeWalk	walk = PbEdgeWalkStart(b, shape ? q : p);
+		PbDoubleEdge e;
+
+		while (PbEdgeWalkNextDouble(&walk, &e))
+		{
+			if (fmax(e.x0, e.x1) <= w->xmin || fmin(e.x0, e.x1) >= w->xmax ||
+				fmax(e.y0, e.y1) <= w->ymin || fmin(e.y0, e.y1) >= w->ymax)
+				continue;
+			lo[n] = fmin(e.x0, e.x1), hi[n] = fmax(e.x0, e.x1);
+			lo[cap + n] = fmin(e.y0, e.y1), hi[cap + n] = fmax(e.y0, e.y1);
+			n++;
+		}
+	}
+	for (int axis = 0; axis < 2; axis++)
+	{
+		double	   *l = lo + axis * cap,
+				   *h = hi + axis * cap;
+
+		/* pairs (i, j) with lo[j] in [lo[i], hi[i]) */
+		memcpy(sorted, l, n * sizeof(double));
+		qsort(sorted, n, sizeof(double), CmpDouble);
+		for (size_t i = 0; i < n; i++)
+			cost[axis] += (double) (CountBelow(sorted, n, h[i]) -
+									CountBelow(sorted, n, l[i]));
+		PbScratchPoll(s);
+	}
+	return 4 * cost[1] < cost[0];
+}
+
 /* Orientation of c relative to the line a->b: >0 left, <0 right. */
 static inline double
 Orient(double ax, double ay, double bx, double by, double cx, double cy)
@@ -112,12 +214,15 @@ static size_t
 CollectCrossings(PbScratch *s, const DEdge *e, size_t n, double width,
 				 double **xs, size_t nx)
 {
+	size_t		work = 0;
+
 	for (size_t i = 0; i < n; i++)
 	{
 		double		ylo = fmin(e[i].y0, e[i].y1),
 					yhi = fmax(e[i].y0, e[i].y1);
+		size_t		j;
 
-		for (size_t j = i + 1; j < n && e[j].x0 < e[i].x1; j++)
+		for (j = i + 1; j < n && e[j].x0 < e[i].x1; j++)
 		{
 			double		x;
 
@@ -129,8 +234,11 @@ CollectCrossings(PbScratch *s, const DEdge *e, size_t n, double width,
 			*xs = PbScratchGrow(s, 1, (nx + 3) * sizeof(double));
 			(*xs)[nx++] = x;
 		}
-		if (s->mem->check_interrupts && (i & 1023) == 1023)
-			s->mem->check_interrupts(s->mem->ctx);
+		if ((work += j - i) >= GENERAL_POLL_WORK)
+		{
+			PbScratchPoll(s);
+			work = 0;
+		}
 	}
 	return nx;
 }
@@ -151,6 +259,72 @@ SlabLength(DEdge *const *act, size_t nact)
 	return len;
 }
 
+/* y of edge e on the vertical line at x. */
+static inline double
+YAt(const DEdge *e, double x)
+{
+	return e->y0 + (e->y1 - e->y0) * ((x - e->x0) / (e->x1 - e->x0));
+}
+
+/*
+ * Bring the active edges to the slab whose middle is xm: drop those that
+ * ended, re-sort the survivors by y (insertion sort: their order changes
+ * only where two crossed, at the slab's left side), then sort the edges
+ * starting here on their own and merge them in, so a slab that many edges
+ * enter at once costs O(k log k), not O(k^2).  Returns the new count;
+ * *next, *work advance.
+ */
+static size_t
+AdvanceSlab(PbScratch *s, DEdge *edges, size_t n, size_t *next, DEdge **act,
+			size_t nact, double xm, size_t *work)
+{
+	DEdge	  **fresh = PbScratchGet(s, 3, (n + 1) * sizeof(DEdge *));
+	size_t		keep = 0,
+				nfresh = 0;
+
+	for (size_t i = 0; i < nact; i++)
+	{
+		DEdge	   *e = act[i];
+		size_t		pos = keep++;
+
+		if (!(e->x1 > xm))
+		{
+			keep--;
+			continue;
+		}
+		e->ycur = YAt(e, xm);
+		while (pos > 0 && act[pos - 1]->ycur > e->ycur)
+		{
+			act[pos] = act[pos - 1];
+			pos--;
+		}
+		act[pos] = e;
+	}
+	while (*next < n && edges[*next].x0 < xm)
+	{
+		DEdge	   *e = &edges[(*next)++];
+
+		if (e->x1 > xm)
+		{
+			e->ycur = YAt(e, xm);
+			fresh[nfresh++] = e;
+		}
+	}
+	*work += nact + nfresh;
+	if (nfresh == 0)
+		return keep;
+	qsort(fresh, nfresh, sizeof(DEdge *), CmpEdgeYcur);
+	/* merge from the back; a newcomer goes after survivors of equal y */
+	for (size_t k = keep + nfresh, i = keep, j = nfresh; j > 0;)
+	{
+		if (i > 0 && act[i - 1]->ycur > fresh[j - 1]->ycur)
+			act[--k] = act[--i];
+		else
+			act[--k] = fresh[--j];
+	}
+	return keep + nfresh;
+}
+
 /* Exact area of p ∩ q for any two non-empty shapes with overlapping boxes. */
 double
 PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
@@ -158,62 +332,48 @@ PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
 {
 	PbBox		w = PbWindow(p, q);
 	size_t		cap = PbShapePoints(b, p) + PbShapePoints(b, q);
-	DEdge	   *edges = PbScratchGet(s, 0, cap * sizeof(DEdge));
-	double	   *xs = PbScratchGet(s, 1, (cap + 2) * sizeof(double));
-	DEdge	  **act = PbScratchGet(s, 2, (cap + 1) * sizeof(DEdge *));
+	DEdge	   *edges;
+	double	   *xs;
+	DEdge	  **act;
 	size_t		n = 0,
 				nx = 0,
 				nact = 0,
-				next = 0;
+				next = 0,
+				work = 0;
 	double		area = 0.0;
+	int			swap;
 
 	if (!(w.xmax > w.xmin && w.ymax > w.ymin))
 		return 0.0;
-	CollectEdges(b, p, 0, &w, edges, &n, xs, &nx);
-	CollectEdges(b, q, 1, &w, edges, &n, xs, &nx);
+	if ((swap = SweepAlongY(s, b, p, q, &w, cap)) != 0)
+		w = (PbBox) {w.ymin, w.xmin, w.ymax, w.xmax};
+	edges = PbScratchGet(s, 0, cap * sizeof(DEdge));
+	xs = PbScratchGet(s, 1, (cap + 2) * sizeof(double));
+	act = PbScratchGet(s, 2, (cap + 1) * sizeof(DEdge *));
+	CollectEdges(b, p, 0, &w, swap, edges, &n, xs, &nx);
+	CollectEdges(b, q, 1, &w, swap, edges, &n, xs, &nx);
 	qsort(edges, n, sizeof(DEdge), CmpEdgeX0);
+	PbScratchPoll(s);
 	nx = CollectCrossings(s, edges, n, w.xmax - w.xmin, &xs, nx);
 	/* CollectCrossings leaves room for these two */
 	xs[nx++] = 0.0;
 	xs[nx++] = w.xmax - w.xmin;
 	qsort(xs, nx, sizeof(double), CmpDouble);
+	PbScratchPoll(s);
 	for (size_t k = 0; k + 1 < nx; k++)
 	{
 		double		a = xs[k],
-					c = xs[k + 1],
-					xm;
-		size_t		keep = 0;
+					c = xs[k + 1];
 
 		if (!(c > a))
 			continue;
-		xm = 0.5 * (a + c);
-		for (size_t i = 0; i < nact; i++)
-			if (act[i]->x1 > xm)
-				act[keep++] = act[i];
-		nact = keep;
-		while (next < n && edges[next].x0 < xm)
-		{
-			if (edges[next].x1 > xm)
-				act[nact++] = &edges[next];
-			next++;
-		}
-		/* y at the middle; insertion sort (the order barely changes) */
-		for (size_t i = 0; i < nact; i++)
-		{
-			DEdge	   *e = act[i];
-			size_t		pos = i;
-
-			e->ycur = e->y0 + (e->y1 - e->y0) * ((xm - e->x0) / (e->x1 - e->x0));
-			while (pos > 0 && act[pos - 1]->ycur > e->ycur)
-			{
-				act[pos] = act[pos - 1];
-				pos--;
-			}
-			act[pos] = e;
-		}
+		nact = AdvanceSlab(s, edges, n, &next, act, nact, 0.5 * (a + c), &work);
 		area += (c - a) * SlabLength(act, nact);
-		if (s->mem->check_interrupts && (k & 255) == 255)
-			s->mem->check_interrupts(s->mem->ctx);
+		if (work >= GENERAL_POLL_WORK)
+		{
+			PbScratchPoll(s);
+			work = 0;
+		}
 	}
 	return area;
 }

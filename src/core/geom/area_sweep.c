@@ -1,26 +1,49 @@
 /*
  * area_sweep.c: exact intersection area of two rectilinear integer shapes
- * by a slab sweep in 64-bit integers, for windows too large for bitmaps.
+ * by a sweep over x in 64-bit integers, for windows too large for bitmaps.
  *
- * Between consecutive x-coordinates of horizontal-edge endpoints the set of
- * horizontal edges crossing a vertical line is fixed, so the length of the
- * line inside both shapes (even-odd rule per shape) is constant over the
- * slab; area = sum of width x length.  Coordinates are within +-2^30, so
- * every product and sum fits in int64.
+ * A point is inside a shape when a ray from it to the left crosses the
+ * shape's vertical edges an odd number of times (even-odd rule).  Sweeping
+ * a vertical line left to right, each vertical edge of a shape flips that
+ * shape's inside-parity over the edge's y-range for every x beyond it, so
+ * between consecutive edge x-coordinates the length of the line inside
+ * both shapes is constant; area = sum of width x length.  The line is a
+ * segment tree over the edges' y-coordinates whose nodes count the length
+ * in each of the four (inside p, inside q) states and flip lazily, so each
+ * edge costs O(log n) and the whole pair O(n log n) whatever its shape
+ * (combs, spirals).  Coordinates are within +-2^30, so every product and
+ * sum fits in int64.
  */
 #include <stdlib.h>
 
 #include "batch.h"
 #include "ring_edges.h"
 
-/* A horizontal edge clipped to the window, tagged with its shape (0 or 1). */
-typedef struct HEdge
+/* Events between two interrupt polls (each costs O(log n) node visits). */
+#define SWEEP_POLL_EVENTS 4096
+
+/* A vertical edge clipped to the window: flips its shape over [ylo, yhi). */
+typedef struct VEdge
 {
-	int64_t		xlo,
-				xhi,
-				y;
+	int64_t		x,
+				ylo,
+				yhi;
 	int			shape;
-} HEdge;
+} VEdge;
+
+/*
+ * The sweep line: a segment tree over the elementary intervals between
+ * consecutive distinct ys.  Node k covers leaves [lo, hi); len[k][s] is
+ * the length of it in state s (bit 0: inside p, bit 1: inside q) counting
+ * the flips at k and below; flip[k] holds the flips applied to all of k.
+ */
+typedef struct SweepLine
+{
+	const int64_t *ys;
+	uint32_t	nleaves;
+	int64_t		(*len)[4];
+	uint8_t    *flip;
+} SweepLine;
 
 /* qsort comparator: int64 ascending. */
 static int
@@ -32,51 +55,111 @@ CmpI64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* qsort comparator: edges by xlo. */
+/* qsort comparator: edges by x. */
 static int
-CmpEdgeXlo(const void *a, const void *b)
+CmpEdgeX(const void *a, const void *b)
 {
-	return CmpI64(&((const HEdge *) a)->xlo, &((const HEdge *) b)->xlo);
+	return CmpI64(&((const VEdge *) a)->x, &((const VEdge *) b)->x);
 }
 
-/* Append the horizontal edges of shape s meeting (x0,x1) to out. */
+/*
+ * Append the vertical edges of shape s that flip parity inside the window
+ * to out (x left of the window moved to its left side, y clipped to it),
+ * and their y-ends to ys.
+ */
 static size_t
-CollectEdges(HEdge *out, size_t n, const PbBatch *b, const PbShape *s,
-			 int tag, int64_t x0, int64_t x1)
+CollectEdges(VEdge *out, size_t n, int64_t *ys, const PbBatch *b,
+			 const PbShape *s, int tag, const PbBox *w)
 {
 	PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
 	PbIntEdge	e;
 
 	while (PbEdgeWalkNextInt(&walk, &e))
 	{
-		int64_t		lo = e.x0 < e.x1 ? e.x0 : e.x1,
-					hi = e.x0 < e.x1 ? e.x1 : e.x0;
+		int64_t		lo = e.y0 < e.y1 ? e.y0 : e.y1,
+					hi = e.y0 < e.y1 ? e.y1 : e.y0;
 
-		if (e.y0 != e.y1 || e.x0 == e.x1 || hi <= x0 || lo >= x1)
+		if (e.x0 != e.x1 || e.x0 >= w->xmax)
 			continue;
-		out[n].xlo = lo < x0 ? x0 : lo;
-		out[n].xhi = hi > x1 ? x1 : hi;
-		out[n].y = e.y0;
+		if (lo < w->ymin)
+			lo = (int64_t) w->ymin;
+		if (hi > w->ymax)
+			hi = (int64_t) w->ymax;
+		if (lo >= hi)
+			continue;
+		out[n].x = e.x0 > w->xmin ? e.x0 : (int64_t) w->xmin;
+		out[n].ylo = ys[2 * n] = lo;
+		out[n].yhi = ys[2 * n + 1] = hi;
 		out[n].shape = tag;
 		n++;
 	}
 	return n;
 }
 
-/* Length of the vertical line inside both shapes, from edges sorted by y. */
-static int64_t
-SlabLength(const HEdge *const *act, size_t nact)
+/* Recompute node k's lengths from its children and its own flips. */
+static inline void
+Pull(SweepLine *t, size_t k)
 {
-	int			in[2] = {0, 0};
-	int64_t		len = 0;
+	uint8_t		f = t->flip[k];
 
-	for (size_t i = 0; i < nact; i++)
+	for (int s = 0; s < 4; s++)
+		t->len[k][s] = t->len[2 * k][s ^ f] + t->len[2 * k + 1][s ^ f];
+}
+
+/* Set up node k over leaves [lo, hi): nobody inside anything. */
+static void
+Build(SweepLine *t, size_t k, uint32_t lo, uint32_t hi)
+{
+	t->flip[k] = 0;
+	t->len[k][0] = t->ys[hi] - t->ys[lo];
+	t->len[k][1] = t->len[k][2] = t->len[k][3] = 0;
+	if (hi - lo > 1)
 	{
-		if (in[0] && in[1])
-			len += act[i]->y - act[i - 1]->y;
-		in[act[i]->shape] ^= 1;
+		Build(t, 2 * k, lo, lo + (hi - lo) / 2);
+		Build(t, 2 * k + 1, lo + (hi - lo) / 2, hi);
 	}
-	return len;
+}
+
+/* Flip bit (1: p, 2: q) over leaves [a, b) within node k over [lo, hi). */
+static void
+Flip(SweepLine *t, size_t k, uint32_t lo, uint32_t hi, uint32_t a, uint32_t b,
+	 uint8_t bit)
+{
+	uint32_t	mid = lo + (hi - lo) / 2;
+
+	if (a <= lo && hi <= b)
+	{
+		int64_t		old[4] = {t->len[k][0], t->len[k][1], t->len[k][2], t->len[k][3]};
+
+		t->flip[k] ^= bit;
+		for (int s = 0; s < 4; s++)
+			t->len[k][s] = old[s ^ bit];
+		return;
+	}
+	if (a < mid)
+		Flip(t, 2 * k, lo, mid, a, b, bit);
+	if (b > mid)
+		Flip(t, 2 * k + 1, mid, hi, a, b, bit);
+	Pull(t, k);
+}
+
+/* Index of y in the sorted distinct ys. */
+static uint32_t
+LeafOf(const SweepLine *t, int64_t y)
+{
+	uint32_t	lo = 0,
+				hi = t->nleaves;
+
+	while (lo < hi)
+	{
+		uint32_t	mid = lo + (hi - lo) / 2;
+
+		if (t->ys[mid] < y)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* Exact area of p ∩ q for two PB_SHAPE_INT shapes with overlapping boxes. */
@@ -84,57 +167,49 @@ double
 PbAreaSweep(PbScratch *s, const PbBatch *b, const PbShape *p, const PbShape *q)
 {
 	PbBox		w = PbWindow(p, q);
-	int64_t		x0 = (int64_t) w.xmin,
-				x1 = (int64_t) w.xmax;
 	size_t		cap = PbShapePoints(b, p) + PbShapePoints(b, q);
-	HEdge	   *edges = PbScratchGet(s, 0, cap * sizeof(HEdge));
-	int64_t    *xs = PbScratchGet(s, 1, (2 * cap + 2) * sizeof(int64_t));
-	const HEdge **act = PbScratchGet(s, 2, (cap + 1) * sizeof(HEdge *));
+	VEdge	   *edges = PbScratchGet(s, 0, (cap ? cap : 1) * sizeof(VEdge));
+	int64_t    *ys = PbScratchGet(s, 1, (2 * cap + 1) * sizeof(int64_t));
+	SweepLine	t;
 	size_t		n,
-				nx = 0,
-				nact = 0,
-				next = 0;
-	int64_t		area = 0;
+				ny = 0,
+				nodes = 2;
+	int64_t		area = 0,
+				x;
 
-	if (x1 <= x0)
+	if (w.xmax <= w.xmin || w.ymax <= w.ymin)
 		return 0.0;
-	n = CollectEdges(edges, 0, b, p, 0, x0, x1);
-	n = CollectEdges(edges, n, b, q, 1, x0, x1);
-	qsort(edges, n, sizeof(HEdge), CmpEdgeXlo);
+	n = CollectEdges(edges, 0, ys, b, p, 0, &w);
+	n = CollectEdges(edges, n, ys, b, q, 1, &w);
+	if (n == 0)
+		return 0.0;
+	qsort(edges, n, sizeof(VEdge), CmpEdgeX);
+	PbScratchPoll(s);
+	qsort(ys, 2 * n, sizeof(int64_t), CmpI64);
+	for (size_t i = 0; i < 2 * n; i++)
+		if (ny == 0 || ys[i] != ys[ny - 1])
+			ys[ny++] = ys[i];
+	/* ny >= 2 distinct ys: ny - 1 leaves in a tree of 2 * 2^ceil(log2) nodes */
+	PbScratchPoll(s);
+	t.ys = ys;
+	t.nleaves = (uint32_t) (ny - 1);
+	while (nodes < 2 * (size_t) t.nleaves)
+		nodes *= 2;
+	t.len = PbScratchGet(s, 2, nodes * sizeof(*t.len));
+	t.flip = PbScratchGet(s, 3, nodes);
+	Build(&t, 1, 0, t.nleaves);
+	x = edges[0].x;
 	for (size_t i = 0; i < n; i++)
 	{
-		xs[nx++] = edges[i].xlo;
-		xs[nx++] = edges[i].xhi;
-	}
-	qsort(xs, nx, sizeof(int64_t), CmpI64);
-	for (size_t k = 0; k + 1 < nx; k++)
-	{
-		int64_t		a = xs[k],
-					c = xs[k + 1];
-		size_t		keep = 0;
+		const VEdge *e = &edges[i];
 
-		if (c == a)
-			continue;
-		/* drop edges that ended, insert new ones keeping y order */
-		for (size_t i = 0; i < nact; i++)
-			if (act[i]->xhi > a)
-				act[keep++] = act[i];
-		nact = keep;
-		while (next < n && edges[next].xlo <= a)
-		{
-			size_t		pos = nact;
-
-			while (pos > 0 && act[pos - 1]->y > edges[next].y)
-			{
-				act[pos] = act[pos - 1];
-				pos--;
-			}
-			act[pos] = &edges[next++];
-			nact++;
-		}
-		area += (c - a) * SlabLength(act, nact);
-		if (s->mem->check_interrupts && (k & 1023) == 1023)
-			s->mem->check_interrupts(s->mem->ctx);
+		area += (e->x - x) * t.len[1][3];
+		x = e->x;
+		Flip(&t, 1, 0, t.nleaves, LeafOf(&t, e->ylo), LeafOf(&t, e->yhi),
+			 (uint8_t) (1 << e->shape));
+		if (i % SWEEP_POLL_EVENTS == SWEEP_POLL_EVENTS - 1)
+			PbScratchPoll(s);
 	}
+	area += ((int64_t) w.xmax - x) * t.len[1][3];
 	return (double) area;
 }

@@ -171,6 +171,14 @@ extern void *PbScratchGet(PbScratch *s, int slot, size_t size);
 /* Buffer slot i with at least size bytes, keeping its contents. */
 extern void *PbScratchGrow(PbScratch *s, int slot, size_t size);
 
+/* Let the caller's interrupt hook run (it may longjmp out of the engine). */
+static inline void
+PbScratchPoll(const PbScratch *s)
+{
+	if (s->mem->check_interrupts)
+		s->mem->check_interrupts(s->mem->ctx);
+}
+
 /* intersect.c: exact area of the intersection of shapes a and b. */
 extern double PbIntersectionArea(PbScratch *s, const PbBatch *b, uint32_t a,
 								 uint32_t bb, PbMethod method);

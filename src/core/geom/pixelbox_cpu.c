@@ -22,6 +22,8 @@
 /* Pixelization threshold T (pixels) and sub-boxes per side when splitting. */
 #define PB_PIXELBOX_T 64
 #define PB_PIXELBOX_SPLIT 4
+/* Edge tests between two interrupt polls. */
+#define PIXELBOX_POLL_WORK 65536
 
 /* The edges of one shape split by axis. */
 typedef struct EdgeSet
@@ -127,12 +129,15 @@ PbAreaPixelBox(PbScratch *s, const PbBatch *b, const PbShape *p,
 	SampBox    *stack = PbScratchGet(s, 1, 64 * PB_PIXELBOX_SPLIT * PB_PIXELBOX_SPLIT * sizeof(SampBox));
 	EdgeSet		ep,
 				eq;
-	size_t		top = 0;
-	int64_t		area = 0,
-				steps = 0;
+	size_t		top = 0,
+				work = 0,
+				box_work;
+	int64_t		area = 0;
 
 	LoadEdges(&ep, buf, b, p, pn);
 	LoadEdges(&eq, buf + 2 * pn, b, q, qn);
+	/* what placing one box costs at most; a pixel costs nvert of each */
+	box_work = ep.nvert + ep.nhorz + eq.nvert + eq.nhorz + 1;
 	stack[top++] = (SampBox) {(int64_t) w.xmin, (int64_t) w.ymin, (int64_t) w.xmax, (int64_t) w.ymax};
 	while (top > 0)
 	{
@@ -144,15 +149,21 @@ PbAreaPixelBox(PbScratch *s, const PbBatch *b, const PbShape *p,
 
 		if (w <= 0 || h <= 0)
 			continue;
-		if (s->mem->check_interrupts && (++steps & 4095) == 0)
-			s->mem->check_interrupts(s->mem->ctx);
+		if ((work += box_work) >= PIXELBOX_POLL_WORK)
+		{
+			PbScratchPoll(s);
+			work = 0;
+		}
 		if ((pp = BoxPosition(&ep, &bx)) == PB_BOX_OUTSIDE ||
 			(pq = BoxPosition(&eq, &bx)) == PB_BOX_OUTSIDE)
 			continue;
 		if (pp == PB_BOX_INSIDE && pq == PB_BOX_INSIDE)
 			area += w * h;
 		else if (w * h < PB_PIXELBOX_T)
+		{
 			area += Pixelize(&ep, &eq, &bx);
+			work += (size_t) (w * h) * box_work;
+		}
 		else
 		{
 			/* split into up to SPLIT x SPLIT sub-boxes on integer lines */

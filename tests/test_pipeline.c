@@ -11,10 +11,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../src/core/sccg/pb_sccg.h"
 #include "../src/core/base/pb_base.h"
 #include "../src/pipe_seams.h"
+#include "long_shapes.h"
 #include "testutil.h"
 
 /* Two random sets in one batch: in_a[i] says which set shape i is in. */
@@ -729,6 +731,64 @@ test_pipeline_stop(void)
 	CHECK(calls >= 3);
 	PbPipeDestroy(p);
 	PbTilingFree(&tl, &PbMallocAllocator);
+	FreeSets(&s);
+}
+
+/* Seconds on a monotonic clock. */
+static double
+Seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* should_stop that says stop once *ctx (a start time) is 0.1 s past. */
+static int
+StopAfterATenth(void *ctx)
+{
+	return Seconds() > *(double *) ctx + 0.1;
+}
+
+/*
+ * A stop reaches a thread inside one huge pair: the engine's interrupt
+ * hook leaves the stopped run, so the run ends in far less time than the
+ * pair takes (a sheared 128K-vertex comb against itself: seconds).
+ */
+void
+test_pipeline_stop_mid_pair(void)
+{
+	Sets		s;
+	LongShape	comb = LongComb(32768, 2000, 0);
+	PbTiling	tl;
+	PbPipeConfig c;
+	PbPipeline *p;
+	double		t0;
+
+	memset(&s, 0, sizeof(s));
+	PbBatchInit(&s.b, &PbMallocAllocator);
+	LongShear(&comb, 0.37);
+	for (int set = 0; set < 2; set++)
+	{
+		uint32_t	shape = LongAdd(&s.b, &comb);
+
+		s.in_a = realloc(s.in_a, s.b.nshapes);
+		s.in_a[shape] = (uint8_t) (set == 0);
+	}
+	s.n = s.b.nshapes;
+	PbTileGrid(&tl, &s.b, s.in_a, 1, &PbMallocAllocator, 1);
+	PbPipeConfigDefaults(&c, 2);
+	p = PbPipeStart(&c);
+	t0 = Seconds();
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+		CHECK(PbPipeFeed(p, &tl.tasks[k], NULL, NULL));
+	CHECK(!PbPipeFinish(p, StopAfterATenth, &t0));
+	PbPipeDestroy(p);
+	pb_test_context("run ended %.2f s after its start", Seconds() - t0);
+	CHECK(Seconds() - t0 < 0.6);
+	PbTilingFree(&tl, &PbMallocAllocator);
+	LongFree(&comb);
 	FreeSets(&s);
 }
 

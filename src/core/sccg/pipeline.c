@@ -81,6 +81,7 @@ struct PbPipeline
 	ThreadOut	agg_out;
 	AggBatch	agg_batch[2];	/* the aggregator's batch in hand, and the next */
 	PbPool	   *pool;			/* the tasks' batches and filter temporaries */
+	PbAllocator thread_mem;		/* threads' scratch: malloc, leaving a stopped run */
 	const PbAllocator *mem;		/* the pool's allocator */
 	PbTask	  **fed;			/* every task fed, freed with the pipeline */
 	uint32_t	nfed,
@@ -243,7 +244,7 @@ static void
 StopOutOfMemory(PbPipeline *p)
 {
 	p->oom = 1;
-	p->stop = 1;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&p->changed);
 }
 
@@ -266,6 +267,38 @@ ThreadOutOfMemory(PbPipeline *p, ThreadOut *out)
 }
 
 /*
+ * The threads' interrupt hook, which the engines call every few thousand
+ * steps inside one pair (lock not held): once the run is stopped, jump
+ * back to the thread's recovery point, so that a cancel does not wait for
+ * a huge pair to finish.  The engines leave nothing but scratch behind.
+ */
+static void
+ThreadCheckStop(void *ctx)
+{
+	PbPipeline *p = ctx;
+
+	if (__atomic_load_n(&p->stop, __ATOMIC_RELAXED) && pb_oom_recover != NULL)
+		longjmp(*pb_oom_recover, 2);
+}
+
+/*
+ * A thread back at its recovery point after leaving a stopped run: count
+ * itself out, free its scratch and end.  What its task held is freed with
+ * the pipeline (the tasks fed, the pool's live blocks).
+ */
+static void *
+ThreadLeftStoppedRun(PbPipeline *p, ThreadOut *out)
+{
+	pb_oom_recover = NULL;
+	pthread_mutex_lock(&p->lock);
+	p->live--;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	PbScratchFree(&out->sc);
+	return NULL;
+}
+
+/*
  * Filter thread: account device results when there are some, else filter
  * tasks from the input buffer and queue them for the aggregator.
  */
@@ -276,9 +309,16 @@ FilterMain(void *arg)
 	ThreadOut  *out = ((void **) arg)[1];
 	jmp_buf		recover;
 
-	PbScratchInit(&out->sc, &PbMallocAllocator);
-	if (setjmp(recover) != 0)
-		return ThreadOutOfMemory(p, out);
+	PbScratchInit(&out->sc, &p->thread_mem);
+	switch (setjmp(recover))
+	{
+		case 0:
+			break;
+		case 1:
+			return ThreadOutOfMemory(p, out);
+		default:
+			return ThreadLeftStoppedRun(p, out);
+	}
 	pb_oom_recover = &recover;
 	pthread_mutex_lock(&p->lock);
 	for (;;)
@@ -663,9 +703,16 @@ AggMain(void *arg)
 	ThreadOut  *out = &p->agg_out;
 	jmp_buf		recover;
 
-	PbScratchInit(&out->sc, &PbMallocAllocator);
-	if (setjmp(recover) != 0)
-		return ThreadOutOfMemory(p, out);
+	PbScratchInit(&out->sc, &p->thread_mem);
+	switch (setjmp(recover))
+	{
+		case 0:
+			break;
+		case 1:
+			return ThreadOutOfMemory(p, out);
+		default:
+			return ThreadLeftStoppedRun(p, out);
+	}
 	pb_oom_recover = &recover;
 	pthread_mutex_lock(&p->lock);
 	AggLoop(p, out);
@@ -709,6 +756,9 @@ PbPipeStart(const PbPipeConfig *config)
 		return NULL;
 	}
 	p->mem = PbPoolAllocator(p->pool);
+	p->thread_mem = PbMallocAllocator;
+	p->thread_mem.check_interrupts = ThreadCheckStop;
+	p->thread_mem.ctx = p;
 	if (config->wrap_mem != NULL)
 		p->mem = config->wrap_mem(config->wrap_mem_ctx, p->mem);
 	p->device_alive = config->device != NULL;
@@ -766,7 +816,7 @@ WaitSlice(PbPipeline *p)
 static void
 RequestStop(PbPipeline *p)
 {
-	p->stop = 1;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&p->changed);
 }
 

@@ -12,6 +12,8 @@
  *                      an empty raster
  *   text_line          files of WKT lines, id + coordinate lists, blank
  *                      and comment lines, odd numbers
+ *   text_file          the same files behind fuzz_text_file.c's control
+ *                      bytes, files with NUL bytes, two of about 70 KB
  *   pair_area          inputs of each mode of fuzz_pair_area.c
  */
 #include <stdio.h>
@@ -269,34 +271,139 @@ RasterSeeds(const char *dir)
 }
 
 /* Text files of the line formats of parse_text.h. */
+static const char *const text_files[] = {
+	"1 POLYGON((0 0,10 0,10 10,0 10,0 0),(2 2,2 4,4 4,4 2,2 2))\n"
+	"2 MULTIPOLYGON(((0 0,3 0,3 3,0 3,0 0)),((5 5,9 5,9 7,5 7,5 5)))\n",
+	"SRID=4326;POLYGON((0.5 0.5,3.25 1,1 2.75,0.5 0.5))\n"
+	"SRID = 3857 ; MULTIPOLYGON Z (((0 0 1,1 0 1,1 1 1,0 0 1)),EMPTY)\r\n",
+	"POLYGONZM((0 0 1 2,4 0 1 2,4 4 1 2,0 0 1 2))\npolygon m ((0 0 1,4 0 1,0 4 1,0 0 1))\n",
+	"-12 POLYGON EMPTY\n+3 MULTIPOLYGON EMPTY\n9\tPOLYGON\t(\t(0 0, 1 0, 1 1, 0 0)\t)\n",
+	"7 0 0 4 0 4 4 0 4\n8, 0.5 0.5, 3 1, 1e1 2\n9 0,0,2,0,2,2,0,0\n",
+	"# a comment\n\n   \t\n10 .5 -.5 1.5e-3 2E+1 3. 4\n",
+	"11 POINT(1 2)\n12 LINESTRING(0 0,1 1)\n13 GEOMETRYCOLLECTION EMPTY\n",
+	"14 POLYGON((0 0,1 0,1 1))\n15 POLYGON((0 0,1 0,1 1,0 1))\n16 1 2 3\n",
+	"17 POLYGON((nan 0,1 0,1 1,nan 0))\n18 0 0 1e999 0 1 1\n19 inf 0 1 1 2 2\n",
+	"20 0.1000000000000000055511151231257827021181583404541015625 0 1 0 1 1\n"
+	"21 123456789012345678901234567890 0 1 0 1 1\n",
+	"9223372036854775807 0 0 1 0 1 1\n-9223372036854775808 0 0 1 0 1 1\n"
+	"9223372036854775808 0 0 1 0 1 1\n",
+};
+
+/* Seeds of fuzz_text_line.c: the text files. */
 static void
 TextSeeds(const char *dir)
 {
-	static const char *const files[] = {
-		"1 POLYGON((0 0,10 0,10 10,0 10,0 0),(2 2,2 4,4 4,4 2,2 2))\n"
-		"2 MULTIPOLYGON(((0 0,3 0,3 3,0 3,0 0)),((5 5,9 5,9 7,5 7,5 5)))\n",
-		"SRID=4326;POLYGON((0.5 0.5,3.25 1,1 2.75,0.5 0.5))\n"
-		"SRID = 3857 ; MULTIPOLYGON Z (((0 0 1,1 0 1,1 1 1,0 0 1)),EMPTY)\r\n",
-		"POLYGONZM((0 0 1 2,4 0 1 2,4 4 1 2,0 0 1 2))\npolygon m ((0 0 1,4 0 1,0 4 1,0 0 1))\n",
-		"-12 POLYGON EMPTY\n+3 MULTIPOLYGON EMPTY\n9\tPOLYGON\t(\t(0 0, 1 0, 1 1, 0 0)\t)\n",
-		"7 0 0 4 0 4 4 0 4\n8, 0.5 0.5, 3 1, 1e1 2\n9 0,0,2,0,2,2,0,0\n",
-		"# a comment\n\n   \t\n10 .5 -.5 1.5e-3 2E+1 3. 4\n",
-		"11 POINT(1 2)\n12 LINESTRING(0 0,1 1)\n13 GEOMETRYCOLLECTION EMPTY\n",
-		"14 POLYGON((0 0,1 0,1 1))\n15 POLYGON((0 0,1 0,1 1,0 1))\n16 1 2 3\n",
-		"17 POLYGON((nan 0,1 0,1 1,nan 0))\n18 0 0 1e999 0 1 1\n19 inf 0 1 1 2 2\n",
-		"20 0.1000000000000000055511151231257827021181583404541015625 0 1 0 1 1\n"
-		"21 123456789012345678901234567890 0 1 0 1 1\n",
-		"9223372036854775807 0 0 1 0 1 1\n-9223372036854775808 0 0 1 0 1 1\n"
-		"9223372036854775808 0 0 1 0 1 1\n",
-	};
 	const char *sub = SubDir(dir, "text_line");
 	char		name[64];
 
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+	for (size_t i = 0; i < sizeof(text_files) / sizeof(text_files[0]); i++)
 	{
 		snprintf(name, sizeof(name), "lines%02zu.txt", i);
-		WriteSeed(sub, name, files[i], strlen(files[i]));
+		WriteSeed(sub, name, text_files[i], strlen(text_files[i]));
 	}
+}
+
+/* Write a fuzz_text_file.c input: control byte c, parameter j, then n bytes of text. */
+static void
+TextFileSeed(const char *sub, const char *name, uint8_t c, uint8_t j,
+			 const char *text, size_t n)
+{
+	char	   *buf = malloc(n + 2);
+
+	buf[0] = (char) c;
+	buf[1] = (char) j;
+	memcpy(buf + 2, text, n);
+	WriteSeed(sub, name, buf, n + 2);
+	free(buf);
+}
+
+/*
+ * A file of about 70 KB: polygon lines (one in five a WKT) in its first
+ * 2 KB and its last 8 KB, around a comment line (cheap to parse, so the
+ * seed's mutants run fast), the lines after it crossing the 64 KiB border
+ * of the reader's chunks without a padding.  malloc'd; *n gets its length.
+ */
+static char *
+LongTextFile(size_t *n)
+{
+	size_t		cap = 70 * 1024,
+				len = 0;
+	char	   *buf = malloc(cap + 256);
+
+	for (int i = 1; len < cap; i++)
+	{
+		int			x = (i * 37) % 1000,
+					y = (i * 91) % 1000;
+
+		if (len > 2048 && len < 62 * 1024)
+		{
+			buf[len] = '#';
+			memset(buf + len + 1, '-', 62 * 1024 - len - 2);
+			buf[62 * 1024 - 1] = '\n';
+			len = 62 * 1024;
+		}
+		else if (i % 5 == 0)
+			len += (size_t) sprintf(buf + len,
+									"%d POLYGON((%d %d,%d %d,%d.5 %d,%d %d))\n",
+									i, x, y, x + 3, y, x + 2, y + 4, x, y);
+		else
+			len += (size_t) sprintf(buf + len, "%d %d %d %d %d %d %d %d %d\n",
+									i, x, y, x + 5, y, x + 5, y + 5, x, y + 5);
+	}
+	*n = len;
+	return buf;
+}
+
+/*
+ * Seeds of fuzz_text_file.c: every text file under each control byte
+ * (padded across the chunk borders, small and near-chunk max_line, with
+ * and without EWKB, stops after 0 to 7 reads), files with NUL bytes, and
+ * two files of about 70 KB crossing a chunk border unpadded.
+ */
+static void
+TextFileSeeds(const char *dir)
+{
+	/* (k) | (padding << 3) | (max_line << 5) | (no EWKB << 7) */
+	static const uint8_t controls[] = {
+		7, 1 | 1 << 3, 2 | 2 << 3, 0 | 3 << 3 | 1 << 7, 3 | 2 << 5, 1 | 1 << 3 | 3 << 5,
+	};
+	static const struct
+	{
+		const char *text;
+		size_t		len;
+	}			nul_files[] = {
+#define NUL_FILE(s) {s, sizeof(s) - 1}
+		NUL_FILE("1 0 0 1 0 1 1\n2 0 0 1\0 0 1 1\n3 0 0 1 0 1 1\n"),
+		NUL_FILE("# comment\n\0\nPOLYGON((0 0,1 0,1 1,0 0))"),
+		NUL_FILE("POLYGON((0 0,1 0,1 1,0 0))\n1 2 3 4 5 6\0"),
+#undef NUL_FILE
+	};
+	const char *sub = SubDir(dir, "text_file");
+	char		name[64];
+	char	   *text;
+	size_t		n;
+
+	for (size_t i = 0; i < sizeof(text_files) / sizeof(text_files[0]); i++)
+		for (size_t m = 0; m < sizeof(controls); m++)
+		{
+			n = strlen(text_files[i]);
+			snprintf(name, sizeof(name), "file%02zu-%02x.bin", i, controls[m]);
+			TextFileSeed(sub, name, controls[m], (uint8_t) (n / (m + 2)),
+						 text_files[i], n);
+		}
+	for (size_t i = 0; i < sizeof(nul_files) / sizeof(nul_files[0]); i++)
+	{
+		snprintf(name, sizeof(name), "nul%zu.bin", i);
+		TextFileSeed(sub, name, 7, 0, nul_files[i].text, nul_files[i].len);
+		snprintf(name, sizeof(name), "nul%zu-padded.bin", i);
+		TextFileSeed(sub, name, 2 | 2 << 3, 20, nul_files[i].text, nul_files[i].len);
+	}
+	text = LongTextFile(&n);
+	TextFileSeed(sub, "long.bin", 2, 0, text, n);
+	/* a NUL in the second chunk, before the end of the line that crosses the border */
+	text[strchr(text + 65536, '\n') - text - 1] = '\0';
+	TextFileSeed(sub, "long-nul.bin", 7, 0, text, n);
+	free(text);
 }
 
 /* Inputs of fuzz_pair_area.c: random bytes after each mode byte, and EWKB pairs. */
@@ -359,6 +466,7 @@ main(int argc, char **argv)
 	GeometrySeeds(argv[1]);
 	RasterSeeds(argv[1]);
 	TextSeeds(argv[1]);
+	TextFileSeeds(argv[1]);
 	PairSeeds(argv[1]);
 	return 0;
 }

@@ -91,9 +91,9 @@ PbStatus	PbParallelFor(const PbRun *run, int64_t n, PbParItemFn fn, void *arg);
  * down.  The core's allocators (PbMallocAllocator, the pipeline's pool)
  * call PbOutOfMemory when malloc fails.  A thread that set a recovery
  * point (pb_oom_recover, a jmp_buf of its own, with no lock held at any
- * allocation after it) is sent back there (setjmp returns 1; the
- * pipeline's threads also jump there, with 2, to leave a stopped run) and ends its work cleanly; a
- * thread without one aborts, as tools and tests expect.  In a PostgreSQL
+ * allocation after it) is sent back there (setjmp returns 1) and ends its
+ * work cleanly; a thread without one aborts, as tools and tests expect.
+ * The pipeline's threads also jump there (with 2) to leave a stopped run.  In a PostgreSQL
  * backend an abort would restart the whole server, so every thread the
  * pipeline starts, and the backend's own calls into it, set one.
  */

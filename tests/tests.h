@@ -74,6 +74,10 @@
 	X(test_general_self_and_huge_box) \
 	X(test_general_known_shapes) \
 	X(test_general_invalid_diagonal) \
+	/* test_precision.c */ \
+	X(test_precision_thin_triangles) \
+	X(test_precision_random_slivers) \
+	X(test_precision_shallow_crossing) \
 	/* test_accum.c */ \
 	X(test_exact_small_known) \
 	X(test_exact_negative) \

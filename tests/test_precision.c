@@ -1,7 +1,8 @@
 /*
  * test_precision.c: the general engine on ill-conditioned pairs (thin
  * slivers at 1e9 .. 1e17, rotated slivers, shallow crossings) against
- * closed forms and a 113-bit shoelace.
+ * closed forms and a 113-bit shoelace, and the cap that keeps a Jaccard
+ * index at most 1.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -196,4 +197,33 @@ test_precision_shallow_crossing(void)
 		}
 	PbScratchFree(&sc);
 	PbBatchFree(&b);
+}
+
+/*
+ * A Jaccard index never tops 1: the intersection a ratio uses is capped
+ * by the smaller ST_Area (and by 0), so pb_jaccard(g, g) and the
+ * aggregates give exactly 1 for any g, even when the shoelace and the
+ * engine round apart.
+ */
+void
+test_precision_jaccard_capped(void)
+{
+	PbCompareAcc acc;
+	PbCompareResult res;
+
+	CHECK_DBL_EQ(PbPairIntersection(0.75, 0.75, 0.75000006), 0.75);
+	CHECK_DBL_EQ(PbPairIntersection(2, 3, 2.5), 2);
+	CHECK_DBL_EQ(PbPairIntersection(2, 3, 1.5), 1.5);
+	CHECK_DBL_EQ(PbPairIntersection(-1, 3, 1.5), 0);
+	PbCompareInit(&acc);
+	PbCompareAdd(&acc, 0.75, 0.75, 0.75000006);
+	PbCompareAdd(&acc, 0.75, 0.75, 0.75);
+	/* a hole outside its shell: ST_Area 100 - 4, even-odd area 100 + 4 */
+	PbCompareAdd(&acc, 96, 96, 104);
+	PbCompareResultOf(&acc, &res);
+	CHECK_INT(res.intersecting, 3);
+	CHECK_DBL_EQ(res.jaccard_mean, 1.0);
+	CHECK_DBL_EQ(res.jaccard_total, 1.0);
+	CHECK_DBL_EQ(res.dice_mean, 1.0);
+	CHECK_DBL_EQ(res.intersection_area, 97.5);
 }

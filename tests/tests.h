@@ -78,6 +78,7 @@
 	X(test_precision_thin_triangles) \
 	X(test_precision_random_slivers) \
 	X(test_precision_shallow_crossing) \
+	X(test_precision_jaccard_capped) \
 	/* test_accum.c */ \
 	X(test_exact_small_known) \
 	X(test_exact_negative) \

@@ -350,7 +350,7 @@ PbBuildCheckParts(PbShapeBuilder *sb)
 		(s->box.xmax - s->box.xmin) * (s->box.ymax - s->box.ymin);
 	if (s->area - even_odd > slack)
 		return PbBuildFail(sb, PB_ERR_UNSUPPORTED,
-						   "GeometryCollection with overlapping polygons is not supported (merge them with ST_UnaryUnion)");
+						   "GeometryCollection with overlapping polygons is not supported");
 	return PB_OK;
 }
 

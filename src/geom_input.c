@@ -12,6 +12,19 @@
 
 #include "pixelbox.h"
 
+/*
+ * The hint for a geometry pixelbox does not handle: merging for a
+ * collection of overlapping polygons (shape_build.c's message), else
+ * converting curves and surfaces.
+ */
+static const char *
+UnsupportedHint(const PbError *err)
+{
+	if (strncmp(err->message, "GeometryCollection with overlapping", 35) == 0)
+		return "Merge the polygons with ST_UnaryUnion, or compare them one by one (ST_Dump).";
+	return "Convert curves with ST_CurveToLine and surfaces with ST_CollectionExtract or ST_Dump.";
+}
+
 /* Raise the error a failed decode reported, prefixed with the caller. */
 static void
 ReportDecodeError(const PbError *err, const char *caller)
@@ -27,7 +40,7 @@ ReportDecodeError(const PbError *err, const char *caller)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("%s: %s", caller, err->message),
-					 errhint("Convert curves with ST_CurveToLine and surfaces with ST_CollectionExtract or ST_Dump.")));
+					 errhint("%s", UnsupportedHint(err))));
 			break;
 		default:
 			ereport(ERROR,

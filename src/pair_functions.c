@@ -6,7 +6,7 @@
 
 #include "pixelbox.h"
 
-/* Areas of one pair: |a|, |b| and |a ∩ b|. */
+/* Areas of one pair: |a|, |b| and |a ∩ b| (the even-odd measure). */
 typedef struct PairAreas
 {
 	double		a,
@@ -48,24 +48,25 @@ pb_intersection_area(PG_FUNCTION_ARGS)
 }
 
 PG_FUNCTION_INFO_V1(pb_union_area);
-/* Area of a ∪ b as |a| + |b| - |a ∩ b|. */
+/* Area of a ∪ b as |a| + |b| - |a ∩ b|, |a ∩ b| capped by PbPairIntersection. */
 Datum
 pb_union_area(PG_FUNCTION_ARGS)
 {
 	PairAreas	r = ComputePair(fcinfo, "pb_union_area");
 
-	PG_RETURN_FLOAT8(r.a + r.b - r.inter);
+	PG_RETURN_FLOAT8(r.a + r.b - PbPairIntersection(r.a, r.b, r.inter));
 }
 
 PG_FUNCTION_INFO_V1(pb_jaccard);
-/* |a ∩ b| / |a ∪ b|; NULL when the union has no area. */
+/* |a ∩ b| / |a ∪ b| (never above 1); NULL when the union has no area. */
 Datum
 pb_jaccard(PG_FUNCTION_ARGS)
 {
 	PairAreas	r = ComputePair(fcinfo, "pb_jaccard");
-	double		uni = r.a + r.b - r.inter;
+	double		inter = PbPairIntersection(r.a, r.b, r.inter),
+				uni = r.a + r.b - inter;
 
 	if (!(uni > 0.0))
 		PG_RETURN_NULL();
-	PG_RETURN_FLOAT8(r.inter / uni);
+	PG_RETURN_FLOAT8(inter / uni);
 }

@@ -27,6 +27,8 @@
 	X(test_decode_failure_leaves_batch) \
 	X(test_decode_mixed_batch) \
 	X(test_batch_reset_pairs_bytes) \
+	/* test_decode_agree.c */ \
+	X(test_decode_paths_agree) \
 	/* test_parse_text.c */ \
 	X(test_text_wkt_matches_ewkb) \
 	X(test_text_wkt_spellings) \
@@ -82,6 +84,12 @@
 	X(test_long_spiral_exact) \
 	X(test_long_ring) \
 	X(test_long_pairs_poll_stop) \
+	/* test_precision.c */ \
+	X(test_precision_thin_triangles) \
+	X(test_precision_random_slivers) \
+	X(test_precision_shallow_crossing) \
+	X(test_precision_jaccard_capped) \
+	X(test_precision_extreme_coordinates) \
 	/* test_accum.c */ \
 	X(test_exact_small_known) \
 	X(test_exact_negative) \

@@ -32,7 +32,7 @@ typedef enum PbStatus
 	PB_ERR_FORMAT,				/* malformed or truncated input */
 	PB_ERR_VERSION,				/* serialization version we do not read */
 	PB_ERR_UNSUPPORTED,			/* valid input of a kind we do not handle */
-	PB_ERR_NONFINITE,			/* NaN or infinite coordinate */
+	PB_ERR_NONFINITE,			/* NaN, infinite or out-of-range coordinate */
 	PB_ERR_STOPPED,				/* poll asked to stop */
 	PB_ERR_NOMEM,				/* scratch memory could not be had */
 	PB_ERR_BADARG				/* sizes, types or options invalid */

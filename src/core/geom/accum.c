@@ -102,6 +102,22 @@ PbExactSumValue(const PbExactSum *s)
 	return neg ? -v : v;
 }
 
+/*
+ * The intersection area a pair's ratios use: at most the smaller polygon
+ * area, as p ∩ q lies inside both, so a Jaccard or Dice index never tops 1
+ * (nor a union falls below either area) when the computed intersection
+ * and the ST_Area values round apart, or when an invalid polygon's
+ * even-odd area exceeds its ST_Area (0 when that area is negative: holes
+ * larger than their shell).
+ */
+double
+PbPairIntersection(double area_p, double area_q, double inter)
+{
+	double		smaller = fmax(fmin(area_p, area_q), 0.0);
+
+	return inter > smaller ? smaller : inter;
+}
+
 /* Start empty comparison totals. */
 void
 PbCompareInit(PbCompareAcc *acc)
@@ -114,13 +130,17 @@ PbCompareInit(PbCompareAcc *acc)
 }
 
 /*
- * Fold one pair in: its polygon areas (ST_Area) and intersection area.
- * The union is |p| + |q| - |p∩q|, as in the paper's Fig. 1(b) query.
+ * Fold one pair in: its polygon areas (ST_Area) and intersection area
+ * (capped by PbPairIntersection).  The union is |p| + |q| - |p∩q|, as in
+ * the paper's Fig. 1(b) query.
  */
 void
 PbCompareAdd(PbCompareAcc *acc, double area_p, double area_q, double inter)
 {
-	double		uni = area_p + area_q - inter;
+	double		uni;
+
+	inter = PbPairIntersection(area_p, area_q, inter);
+	uni = area_p + area_q - inter;
 
 	acc->pairs++;
 	if (!(inter > 0.0 && uni > 0.0))

@@ -53,6 +53,7 @@ typedef struct PbCompareResult
 	double		union_area;
 } PbCompareResult;
 
+extern double PbPairIntersection(double area_p, double area_q, double inter);
 extern void PbCompareInit(PbCompareAcc *acc);
 extern void PbCompareAdd(PbCompareAcc *acc, double area_p, double area_q,
 						 double inter);

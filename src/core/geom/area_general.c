@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "area_exact.h"
 #include "batch.h"
 #include "ring_edges.h"
 
@@ -37,6 +38,7 @@ typedef struct DEdge
 				x1,
 				y1;
 	double		ycur;			/* y at the current slab's middle */
+	double		mag;			/* error magnitude of ycur (area_exact.h) */
 	int			shape;
 } DEdge;
 
@@ -243,20 +245,139 @@ CollectCrossings(PbScratch *s, const DEdge *e, size_t n, double width,
 	return nx;
 }
 
-/* Length of the vertical line inside both shapes; act sorted by ycur. */
+/* How far the doubles' slab lengths may be off, summed over the slabs. */
+typedef struct ErrBound
+{
+	int			exempt;			/* copies of one edge are exact (see ErrBoundStart) */
+	double		close;			/* neighbours nearer than this may be misordered */
+	double		sum;			/* sum of width * error magnitudes */
+} ErrBound;
+
+/*
+ * Whether x - m is exact for every x in [lo, hi]: m is 0, or Sterbenz's
+ * lemma holds (x within a factor 2 of m).
+ */
+static int
+TranslationExact(double m, double lo, double hi)
+{
+	if (m == 0.0)
+		return 1;
+	return m > 0.0 ? lo >= 0.5 * m && hi <= 2.0 * m : hi <= 0.5 * m && lo >= 2.0 * m;
+}
+
+/*
+ * Start the error bound of the pair p, q: every edge's error magnitude
+ * (area_exact.h), the nearness under which two edges may be in the wrong
+ * order, and whether copies of one edge are exempt: when the translation
+ * was exact, two copies of one edge (a shared boundary) have equal y's
+ * exactly; otherwise distinct edges may have become copies.  w and the
+ * edges are in the sweep's frame (x and y swapped when swap).
+ */
+static void
+ErrBoundStart(ErrBound *eb, const PbShape *p, const PbShape *q, const PbBox *w,
+			  int swap, DEdge *edges, size_t n)
+{
+	double		most = 0.0;
+	PbBox		pb = p->box,
+				qb = q->box;
+
+	if (swap)
+	{
+		pb = (PbBox) {p->box.ymin, p->box.xmin, p->box.ymax, p->box.xmax};
+		qb = (PbBox) {q->box.ymin, q->box.xmin, q->box.ymax, q->box.xmax};
+	}
+
+	for (size_t i = 0; i < n; i++)
+	{
+		DEdge	   *e = &edges[i];
+
+		e->mag = fabs(e->y0) + fabs(e->y1) +
+			fabs(e->y1 - e->y0) * (fabs(e->x0) + fabs(e->x1)) / (e->x1 - e->x0);
+		most = e->mag > most ? e->mag : most;
+	}
+	eb->exempt = TranslationExact(w->xmin, fmin(pb.xmin, qb.xmin), fmax(pb.xmax, qb.xmax)) &&
+		TranslationExact(w->ymin, fmin(pb.ymin, qb.ymin), fmax(pb.ymax, qb.ymax));
+	eb->close = 2.0 * PB_GENERAL_ERR_SCALE * most;
+	eb->sum = 0.0;
+}
+
+/* Whether lo and hi are copies of one edge whose y's are equal exactly. */
+static inline int
+ExemptCopies(const ErrBound *eb, const DEdge *lo, const DEdge *hi)
+{
+	return eb->exempt && lo->x0 == hi->x0 && lo->y0 == hi->y0 &&
+		lo->x1 == hi->x1 && lo->y1 == hi->y1;
+}
+
+/*
+ * Sum of the error magnitudes of neighbours in act that lie within their
+ * rounding of each other: their order may be wrong.
+ */
 static double
-SlabLength(DEdge *const *act, size_t nact)
+NearMisses(const ErrBound *eb, DEdge *const *act, size_t nact)
+{
+	double		mag = 0.0;
+
+	for (size_t i = 1; i < nact; i++)
+	{
+		const DEdge *lo = act[i - 1],
+				   *hi = act[i];
+		double		both = lo->mag + hi->mag;
+
+		if (hi->ycur - lo->ycur <= PB_GENERAL_ERR_SCALE * both && !ExemptCopies(eb, lo, hi))
+			mag += both;
+	}
+	return mag;
+}
+
+/*
+ * Length of the vertical line inside both shapes; act sorted by ycur.
+ * Adds to *mag the error magnitudes of the edges whose rounding could
+ * change it: those bounding a counted interval and those within rounding
+ * of a neighbour (NearMisses, looked for only when some gap is small).
+ */
+static double
+SlabLength(const ErrBound *eb, DEdge *const *act, size_t nact, double *mag)
 {
 	int			in[2] = {0, 0};
-	double		len = 0.0;
+	double		len = 0.0,
+				least = INFINITY;
 
 	for (size_t i = 0; i < nact; i++)
 	{
-		if (in[0] && in[1])
-			len += act[i]->ycur - act[i - 1]->ycur;
+		if (i > 0)
+		{
+			const DEdge *lo = act[i - 1],
+						*hi = act[i];
+			double		gap = hi->ycur - lo->ycur;
+
+			least = gap < least ? gap : least;
+			if (in[0] && in[1])
+			{
+				len += gap;
+				if (gap != 0.0 || !ExemptCopies(eb, lo, hi))
+					*mag += lo->mag + hi->mag;
+			}
+		}
 		in[act[i]->shape] ^= 1;
 	}
+	if (least <= eb->close)
+		*mag += NearMisses(eb, act, nact);
 	return len;
+}
+
+/*
+ * Whether the doubles' area may be off by more than PB_GENERAL_TOLERANCE
+ * of it and by more than PB_GENERAL_FLOOR of the smaller polygon's area.
+ */
+static int
+ErrBoundExceeded(const ErrBound *eb, double area, const PbShape *p,
+				 const PbShape *q)
+{
+	double		bound = PB_GENERAL_ERR_SCALE * eb->sum;
+
+	return bound > PB_GENERAL_TOLERANCE * area &&
+		bound > PB_GENERAL_FLOOR * fmin(fabs(p->area), fabs(q->area));
 }
 
 /* y of edge e on the vertical line at x. */
@@ -325,7 +446,11 @@ AdvanceSlab(PbScratch *s, DEdge *edges, size_t n, size_t *next, DEdge **act,
 	return keep + nfresh;
 }
 
-/* Exact area of p ∩ q for any two non-empty shapes with overlapping boxes. */
+/*
+ * Exact area of p ∩ q for any two non-empty shapes with overlapping boxes:
+ * in doubles, redone in double-double (area_exact.c) when the bound on
+ * the doubles' error is too large (ErrBoundExceeded).
+ */
 double
 PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
 			  const PbShape *q)
@@ -342,6 +467,7 @@ PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
 				work = 0;
 	double		area = 0.0;
 	int			swap;
+	ErrBound	eb;
 
 	if (!(w.xmax > w.xmin && w.ymax > w.ymin))
 		return 0.0;
@@ -352,6 +478,7 @@ PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
 	act = PbScratchGet(s, 2, (cap + 1) * sizeof(DEdge *));
 	CollectEdges(b, p, 0, &w, swap, edges, &n, xs, &nx);
 	CollectEdges(b, q, 1, &w, swap, edges, &n, xs, &nx);
+	ErrBoundStart(&eb, p, q, &w, swap, edges, n);
 	qsort(edges, n, sizeof(DEdge), CmpEdgeX0);
 	PbScratchPoll(s);
 	nx = CollectCrossings(s, edges, n, w.xmax - w.xmin, &xs, nx);
@@ -363,17 +490,23 @@ PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
 	for (size_t k = 0; k + 1 < nx; k++)
 	{
 		double		a = xs[k],
-					c = xs[k + 1];
+					c = xs[k + 1],
+					len,
+					mag = 0.0;
 
 		if (!(c > a))
 			continue;
 		nact = AdvanceSlab(s, edges, n, &next, act, nact, 0.5 * (a + c), &work);
-		area += (c - a) * SlabLength(act, nact);
+		len = SlabLength(&eb, act, nact, &mag);
+		area += (c - a) * len;
+		eb.sum += (c - a) * mag;
 		if (work >= GENERAL_POLL_WORK)
 		{
 			PbScratchPoll(s);
 			work = 0;
 		}
 	}
+	if (ErrBoundExceeded(&eb, area, p, q))
+		return PbAreaGeneralExact(s, b, p, q);
 	return area;
 }

@@ -5,7 +5,6 @@
  * EWKB whatever PostGIS's internal format is.  Z and M are skipped, like
  * ST_Area does; a POINT EMPTY is written as NaN coordinates and is empty.
  */
-#include <math.h>
 #include <string.h>
 
 #include "shape_build.h"
@@ -57,24 +56,6 @@ WkbPoints(WkbReader *r, uint32_t n, int dims)
 		return NULL;
 	r->p += bytes;
 	return start;
-}
-
-/* Return whether a single WKB point is all NaN (the WKB POINT EMPTY). */
-static int
-PointIsEmpty(const uint8_t *pt, int dims, int swap)
-{
-	for (int k = 0; k < dims; k++)
-	{
-		uint8_t		raw[8];
-		double		v;
-
-		for (int j = 0; j < 8; j++)
-			raw[j] = swap ? pt[8 * k + 7 - j] : pt[8 * k + j];
-		memcpy(&v, raw, 8);
-		if (!isnan(v))
-			return 0;
-	}
-	return 1;
 }
 
 /*
@@ -142,7 +123,7 @@ DecodeWkb(PbShapeBuilder *sb, WkbReader *r, int depth, int *outer_type,
 	{
 		if ((pts = WkbPoints(r, 1, dims)) == NULL)
 			return PbBuildFail(sb, PB_ERR_FORMAT, "truncated Point");
-		return PointIsEmpty(pts, dims, r->swap) ? PB_OK
+		return PbBuildPointIsEmpty(pts, dims, r->swap) ? PB_OK
 			: PbBuildCheckFinite(pts, 1, dims, r->swap, sb->err);
 	}
 	if (type < 1 || type > PB_TINTYPE)
@@ -206,5 +187,7 @@ PbDecodeEwkb(PbBatch *b, const uint8_t *data, size_t len, uint32_t *shape,
 	b->shapes[sb.shape].geomtype = (uint8_t) type;
 	b->shapes[sb.shape].srid = srid;
 	*shape = PbBuildEnd(&sb);
+	if (PbBuildCheckParts(&sb) != PB_OK)
+		return PbBuildAbort(&sb);
 	return PB_OK;
 }

@@ -69,6 +69,9 @@ DecodeBody(PbShapeBuilder *sb, Reader *r, int depth)
 		case PB_LINETYPE:
 			if ((pts = TakePoints(r, count)) == NULL)
 				return PbBuildFail(sb, PB_ERR_FORMAT, "truncated %s", PbGeomTypeName(type));
+			/* POINT(NaN NaN) is empty, as the EWKB decoder must read it */
+			if (type == PB_POINTTYPE && count == 1 && PbBuildPointIsEmpty(pts, r->dims, 0))
+				return PB_OK;
 			return PbBuildCheckFinite(pts, count, r->dims, 0, sb->err);
 		case PB_TRIANGLETYPE:
 			if ((pts = TakePoints(r, count)) == NULL)
@@ -175,5 +178,7 @@ PbDecodeGserialized(PbBatch *b, const uint8_t *data, size_t len,
 	if (st != PB_OK)
 		return PbBuildAbort(&sb);
 	*shape = PbBuildEnd(&sb);
+	if (PbBuildCheckParts(&sb) != PB_OK)
+		return PbBuildAbort(&sb);
 	return PB_OK;
 }

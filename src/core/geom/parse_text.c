@@ -418,6 +418,19 @@ ScanNumber(TextCursor *c, double *out)
 }
 
 /*
+ * Fail, pointing at the number (at start), when coordinate v is beyond
+ * the builder's +-PB_COORD_LIMIT, with the builder's reason.
+ */
+static PbStatus
+CheckCoordinate(TextCursor *c, double v, const char *start)
+{
+	if (fabs(v) <= PB_COORD_LIMIT)
+		return PB_OK;
+	return TextFail(c, PB_ERR_NONFINITE, start,
+					"polygon coordinate beyond +-1e150, where area arithmetic would overflow");
+}
+
+/*
  * Read an optionally signed decimal integer within [lo, hi] at the cursor
  * (the line's id, an SRID); what names it in messages.
  */
@@ -466,7 +479,8 @@ ParseWktPoint(TextCursor *c, int *dims, const char *open)
 
 	for (k = 0;; k++)
 	{
-		const char *before = c->p;
+		const char *before = c->p,
+				   *number;
 
 		SkipSpace(c);
 		if (c->p >= c->end)
@@ -485,7 +499,9 @@ ParseWktPoint(TextCursor *c, int *dims, const char *open)
 		if (k == 4)
 			return TextFail(c, PB_ERR_FORMAT, c->p,
 							"a point has more than 4 ordinates");
-		if (ScanNumber(c, &v[k]) != PB_OK)
+		number = c->p;
+		if (ScanNumber(c, &v[k]) != PB_OK ||
+			(k < 2 && CheckCoordinate(c, v[k], number) != PB_OK))
 			return c->err->code;
 	}
 	if (k < 2)
@@ -781,7 +797,7 @@ ParseList(TextCursor *c, PbBatch *b, uint32_t *shape)
 		last = c->p;
 		if (first == NULL)
 			first = c->p;
-		if (ScanNumber(c, &v) != PB_OK)
+		if (ScanNumber(c, &v) != PB_OK || CheckCoordinate(c, v, last) != PB_OK)
 			return c->err->code;
 		if (nnum++ & 1)
 		{

@@ -5,6 +5,7 @@
  * not rectilinear with integer vertices within +-2^30 moves the whole shape
  * to double storage.  Areas follow ST_Area: |shell| - sum |holes|.
  */
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,6 +65,7 @@ PbBuildBegin(PbShapeBuilder *sb, PbBatch *b, int geomtype, int32_t srid,
 	sb->ipts_start = b->nipts;
 	sb->rings_start = b->nrings;
 	sb->dpts_start = b->ndpts;
+	sb->shells = 0;
 	sb->err = err;
 	err->code = PB_OK;
 	err->message[0] = '\0';
@@ -185,7 +187,8 @@ TryIntRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
 }
 
 /*
- * Copy a ring as doubles, checking finiteness and growing the box; return
+ * Copy a ring as doubles, checking coordinates are within +-PB_COORD_LIMIT
+ * (so finite) and growing the box; return
  * its |area| by the shoelace formula, translated to the first point.
  */
 static PbStatus
@@ -209,9 +212,12 @@ DoubleRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
 		double		x = RawDouble(coords + i * stride, swap);
 		double		y = RawDouble(coords + i * stride + 8, swap);
 
-		if (!isfinite(x) || !isfinite(y))
-			return PbBuildFail(sb, PB_ERR_NONFINITE,
-							   "geometry has a non-finite coordinate (NaN or Infinity)");
+		if (!(fabs(x) <= PB_COORD_LIMIT && fabs(y) <= PB_COORD_LIMIT))
+			return !isfinite(x) || !isfinite(y)
+				? PbBuildFail(sb, PB_ERR_NONFINITE,
+							  "geometry has a non-finite coordinate (NaN or Infinity)")
+				: PbBuildFail(sb, PB_ERR_NONFINITE,
+							  "geometry has a polygon coordinate beyond +-1e150, where area arithmetic would overflow");
 		out[2 * i] = x;
 		out[2 * i + 1] = y;
 		xmin = fmin(xmin, x);
@@ -224,6 +230,20 @@ DoubleRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
 	GrowBox(&b->shapes[sb->shape], xmin, ymin, xmax, ymax);
 	*area = fabs(sum) / 2.0;
 	return PB_OK;
+}
+
+/*
+ * Whether a single point (dims raw doubles) is all NaN: WKB writes POINT
+ * EMPTY so, and PostGIS takes POINT(NaN NaN) for an empty point too (its
+ * ST_Intersection and ST_Area ignore it), so both decoders skip it.
+ */
+int
+PbBuildPointIsEmpty(const uint8_t *pt, int dims, int swap)
+{
+	for (int k = 0; k < dims; k++)
+		if (!isnan(RawDouble(pt + 8 * k, swap)))
+			return 0;
+	return 1;
 }
 
 /* Check that every coordinate of a run of points is finite. */
@@ -283,6 +303,7 @@ PbBuildRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
 	}
 	b->shapes[sb->shape].nrings++;
 	b->shapes[sb->shape].area += is_shell ? area : -area;
+	sb->shells += is_shell;
 	return PB_OK;
 }
 
@@ -300,6 +321,37 @@ PbBuildEnd(PbShapeBuilder *sb)
 	else
 		s->kind = sb->is_int ? PB_SHAPE_INT : PB_SHAPE_DOUBLE;
 	return sb->shape;
+}
+
+/*
+ * After PbBuildEnd: fail when the shape is a GeometryCollection whose
+ * polygonal parts overlap.  ST_Area sums the parts, counting an overlap
+ * twice, while pixelbox's even-odd rule cancels it and GEOS unions the
+ * parts (or raises a TopologyException): no answer would match.  The parts
+ * overlap exactly when the even-odd area (the shape intersected with
+ * itself) falls short of the sum; the tolerance covers the rounding of
+ * both (the shoelace's grows with the points and the box).
+ */
+PbStatus
+PbBuildCheckParts(PbShapeBuilder *sb)
+{
+	PbBatch    *b = sb->b;
+	const PbShape *s = &b->shapes[sb->shape];
+	PbScratch	scratch;
+	double		even_odd,
+				slack;
+
+	if (s->geomtype != PB_COLLECTIONTYPE || sb->shells < 2)
+		return PB_OK;
+	PbScratchInit(&scratch, b->mem);
+	even_odd = PbIntersectionArea(&scratch, b, sb->shape, sb->shape, PB_METHOD_AUTO);
+	PbScratchFree(&scratch);
+	slack = 1e-9 * s->area + 8 * DBL_EPSILON * (double) PbShapePoints(b, s) *
+		(s->box.xmax - s->box.xmin) * (s->box.ymax - s->box.ymin);
+	if (s->area - even_odd > slack)
+		return PbBuildFail(sb, PB_ERR_UNSUPPORTED,
+						   "GeometryCollection with overlapping polygons is not supported");
+	return PB_OK;
 }
 
 /* Drop the partial shape after an error; return the error's code. */

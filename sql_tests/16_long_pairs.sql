@@ -46,15 +46,15 @@ FROM combs ORDER BY teeth;
 
 -- 256,000 vertices, teeth along y, against itself: was 17 s (slabs filled
 -- by insertion), now a fraction of a second
-CREATE TABLE big AS SELECT ST_FlipCoordinates(comb(64000, 1000)) AS c;
+CREATE TABLE long_comb AS SELECT ST_FlipCoordinates(comb(64000, 1000)) AS c;
 SET statement_timeout = '5s';
 SELECT pb_intersection_area(c, c) = 2 * 64000 - 1 + 64000 * 999 AS big_self,
        pb_intersection_area(c, ST_MakeEnvelope(-1, -1, 500, 64000)) = 64000 + 32000 * 499 AS big_box
-FROM big;
+FROM long_comb;
 
 -- heavy on purpose: cancelled within 2 s of a 1 s timeout
 RESET statement_timeout;
-UPDATE big SET c = shear(ST_FlipCoordinates(c));
+UPDATE long_comb SET c = shear(ST_FlipCoordinates(c));
 SET statement_timeout = '1s';
 CREATE FUNCTION cancelled_soon(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -70,9 +70,9 @@ SET pixelbox.cpu_method = 'pixelbox';
 SELECT cancelled_soon('SELECT pb_intersection_area(c, box) FROM combs');
 RESET pixelbox.cpu_method;
 -- 256,000 vertices, sheared teeth along x against itself: some 15 s of work
-SELECT cancelled_soon('SELECT pb_intersection_area(c, c) FROM big');
+SELECT cancelled_soon('SELECT pb_intersection_area(c, c) FROM long_comb');
 -- and the message itself
-SELECT pb_intersection_area(c, c) FROM big;
+SELECT pb_intersection_area(c, c) FROM long_comb;
 RESET statement_timeout;
-DROP TABLE combs, big;
+DROP TABLE combs, long_comb;
 DROP FUNCTION comb(int, int), shear(geometry), cancelled_soon(text);

@@ -235,6 +235,9 @@ SetsAppend(SetsState *dst, SetsState *src)
 	src->nparts = 0;
 }
 
+/* Bytes of a worker's row copied between two interrupt checks. */
+#define SETS_COPY_SLICE ((size_t) 16 << 20)
+
 /*
  * Keep the packed parts s took from a deserialized state: the ones in the
  * input row are copied (the row goes before the next comes), the ones in
@@ -253,7 +256,12 @@ SetsKeepParts(SetsState *s, uint32 from)
 		{
 			uint8	   *copy = MemoryContextAllocHuge((MemoryContext) s->mem.ctx, part->len);
 
-			memcpy(copy, part->data, part->len);
+			/* hundreds of MB: in slices, seeing a cancel between them */
+			for (size_t at = 0; at < part->len; at += SETS_COPY_SLICE)
+			{
+				CHECK_FOR_INTERRUPTS();
+				memcpy(copy + at, part->data + at, Min(SETS_COPY_SLICE, part->len - at));
+			}
 			part->data = copy;
 			part->in_row = false;
 			s->inline_chunks += part->chunks;

@@ -141,6 +141,23 @@ PbSetsAdd(SetsState *s, uint32 shape, bool in_a, const char *caller)
 	SetsTag(s, shape, in_a);
 }
 
+/* Bytes of packed polygons copied between two interrupt checks. */
+#define SETS_COPY_SLICE ((size_t) 16 << 20)
+
+/*
+ * memcpy of a partial state's packed polygons (hundreds of MB at the end
+ * of a parallel scan) in slices, seeing a cancel between them.
+ */
+static void
+CopyPacked(void *dst, const void *src, size_t len)
+{
+	for (size_t at = 0; at < len; at += SETS_COPY_SLICE)
+	{
+		CHECK_FOR_INTERRUPTS();
+		memcpy((char *) dst + at, (const char *) src + at, Min(SETS_COPY_SLICE, len - at));
+	}
+}
+
 /*
  * In a parallel worker, move the packer's closed chunks into the query's
  * shared memory (parallel_handoff.c) as they fill, so that the handing
@@ -235,9 +252,6 @@ SetsAppend(SetsState *dst, SetsState *src)
 	src->nparts = 0;
 }
 
-/* Bytes of a worker's row copied between two interrupt checks. */
-#define SETS_COPY_SLICE ((size_t) 16 << 20)
-
 /*
  * Keep the packed parts s took from a deserialized state: the ones in the
  * input row are copied (the row goes before the next comes), the ones in
@@ -256,12 +270,7 @@ SetsKeepParts(SetsState *s, uint32 from)
 		{
 			uint8	   *copy = MemoryContextAllocHuge((MemoryContext) s->mem.ctx, part->len);
 
-			/* hundreds of MB: in slices, seeing a cancel between them */
-			for (size_t at = 0; at < part->len; at += SETS_COPY_SLICE)
-			{
-				CHECK_FOR_INTERRUPTS();
-				memcpy(copy + at, part->data + at, Min(SETS_COPY_SLICE, part->len - at));
-			}
+			CopyPacked(copy, part->data, part->len);
 			part->data = copy;
 			part->in_row = false;
 			s->inline_chunks += part->chunks;
@@ -351,13 +360,13 @@ pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
 		memcpy(p + 12, &s->refs[i].len, 8);
 		p += PB_HANDOFF_REF_BYTES;
 	}
-	memcpy(p, s->pack.buf, s->pack.len);
+	CopyPacked(p, s->pack.buf, s->pack.len);
 	p += s->pack.len;
-	memcpy(p, more.buf, more.len);
+	CopyPacked(p, more.buf, more.len);
 	p += more.len;
 	for (uint32 i = 0; i < s->nparts; i++)
 	{
-		memcpy(p, s->parts[i].data, s->parts[i].len);
+		CopyPacked(p, s->parts[i].data, s->parts[i].len);
 		p += s->parts[i].len;
 	}
 	PbPackerFree(&more);

@@ -20,6 +20,7 @@
 #include "utils/lsyscache.h"
 
 #include "core/geom/pb_geom.h"
+#include "core/sccg/pb_sccg.h"
 #include "pixelbox.h"
 
 #define PB_STATE_FORMAT 1		/* version byte of serialized states */
@@ -163,7 +164,7 @@ SendToGpu(PbAggState *s)
 		const PbShape *p = &b->shapes[b->pairs[i].a],
 				   *q = &b->shapes[b->pairs[i].b];
 
-		if (p->kind == PB_SHAPE_INT && q->kind == PB_SHAPE_INT)
+		if (PbDeviceShape(b, p) && PbDeviceShape(b, q))
 			s->gpu_idx[c][s->gpu_n[c]++] = i;
 		else
 			FoldPair(s, b, i, PbIntersectionArea(&s->scratch, b, b->pairs[i].a,

@@ -221,7 +221,7 @@ CloseTile(TileSets *s, TileEntry *e, bool final)
 	INFINITY, INFINITY};
 	t->all_int = 1;
 	for (uint32 i = 0; i < n; i++)
-		if (e->batch->shapes[i].kind != PB_SHAPE_INT)
+		if (!PbDeviceShape(e->batch, &e->batch->shapes[i]))
 			t->all_int = 0;
 	e->sent_a = e->na;
 	e->sent_b = e->nb;

@@ -219,6 +219,25 @@ FakeStage(void *ctx, const PbDevicePart *parts, uint32_t n, char *err, size_t er
 			return -1;
 		}
 		total += parts[p].filter ? 0 : parts[p].npairs;
+		/* huge shapes stay on the CPU (PbDeviceShape) */
+		for (uint32_t j = 0; j < (parts[p].filter ? 0 : parts[p].npairs); j++)
+		{
+			const PbPair *pr = &parts[p].pairs[parts[p].pair_idx ? parts[p].pair_idx[j] : j];
+
+			if (!PbDeviceShape(parts[p].batch, &parts[p].batch->shapes[pr->a]) ||
+				!PbDeviceShape(parts[p].batch, &parts[p].batch->shapes[pr->b]))
+			{
+				snprintf(err, err_len, "part %u: a pair of a shape not for the device", p);
+				return -1;
+			}
+		}
+		for (uint32_t i = 0; parts[p].filter && i < parts[p].batch->nshapes; i++)
+			if (parts[p].batch->shapes[i].kind == PB_SHAPE_INT &&
+				!PbDeviceShape(parts[p].batch, &parts[p].batch->shapes[i]))
+			{
+				snprintf(err, err_len, "part %u: a shape too big for the device to filter", p);
+				return -1;
+			}
 	}
 	r->areas = realloc(r->areas, sizeof(int64_t) * (total + 1));
 	r->nfound = 0;
@@ -731,6 +750,51 @@ test_pipeline_stop(void)
 	CHECK(calls >= 3);
 	PbPipeDestroy(p);
 	PbTilingFree(&tl, &PbMallocAllocator);
+	FreeSets(&s);
+}
+
+/*
+ * A rectilinear shape with more points than PbDeviceShape allows (a comb
+ * of 8,002 points crossing the field) is never sent to the device, neither
+ * its pairs nor a task holding it to filter, and every answer stays the
+ * brute force's, with the device idle or congested.
+ */
+void
+test_pipeline_huge_shapes_on_cpu(void)
+{
+	Rng			r = {42};
+	Sets		s;
+	LongShape	comb;
+	Outcome		want,
+				got;
+	PbPipeStats st;
+	FakeDevice	fd;
+	PbPipeDevice dev = FakeOps(&fd);
+	PbPipeConfig c;
+	PbPipeThrottle	th;
+	uint32_t	shape;
+
+	MakeSets(&s, &r, 300, 300, 0);
+	comb = LongComb(2000, 40, 0);
+	shape = LongAdd(&s.b, &comb);
+	CHECK(!PbDeviceShape(&s.b, &s.b.shapes[shape]));
+	s.in_a = realloc(s.in_a, s.b.nshapes);
+	s.in_a[shape] = 1;
+	s.n = s.b.nshapes;
+	BruteForce(&s, &want);
+	CHECK(want.acc.pairs > 0);
+	PbPipeConfigDefaults(&c, 3);
+	for (int idle = 0; idle < 2; idle++)
+	{
+		pb_test_context(idle ? "device idle" : "device congested");
+		SlowDown(&c, &th, &dev, idle ? 3000 : 0, idle ? 0 : 3000);
+		CHECK(RunPipeline(&s, &c, 20, &got, &st));
+		CheckSame(&want, &got);
+		CHECK(st.device_error[0] == 0);
+		CHECK(st.aggregate_device.tasks + st.filter_device.tasks > 0);
+	}
+	FakeFree(&fd);
+	LongFree(&comb);
 	FreeSets(&s);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../geom/box_float4.h"
+#include "device.h"
 #include "hilbert_rtree.h"
 #include "pipe_task.h"
 #include "../geom/shape_build.h"
@@ -121,14 +122,14 @@ PbTaskFilter(PbTask *t)
 	mem->release(mem->ctx, e);
 	mem->release(mem->ctx, fbox);
 
-	/* device-eligible (both integer) pairs first */
+	/* device-eligible pairs first (PbDeviceShape) */
 	p = t->batch.pairs;
 	lo = 0;
 	hi = t->batch.npairs;
 	while (lo < hi)
 	{
-		if (t->batch.shapes[p[lo].a].kind == PB_SHAPE_INT &&
-			t->batch.shapes[p[lo].b].kind == PB_SHAPE_INT)
+		if (PbDeviceShape(&t->batch, &t->batch.shapes[p[lo].a]) &&
+			PbDeviceShape(&t->batch, &t->batch.shapes[p[lo].b]))
 			lo++;
 		else
 		{

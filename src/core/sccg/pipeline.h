@@ -77,7 +77,7 @@ typedef struct PbTask
 	uint32_t	old_a,
 				old_b;
 	PbBox		ref;			/* [xmin, xmax) x [ymin, ymax); +-inf for all */
-	int			all_int;		/* every shape PB_SHAPE_INT: the device may filter it */
+	int			all_int;		/* every shape PbDeviceShape: the device may filter it */
 	int			keep_pairs;		/* keep the pairs of positive area in kept */
 	/* filled by the pipeline */
 	PbBatch		batch;			/* the task's own copy of its shapes (their rings

@@ -14,6 +14,7 @@
 
 #include "hilbert_rtree.h"
 #include "../base/pb_base.h"
+#include "device.h"
 #include "tile_grid.h"
 #include "tiling.h"
 
@@ -22,7 +23,7 @@
 
 /* flags of a shape */
 #define SHAPE_SET_B 1			/* in the second set (in_a[i] == 0): the set's index */
-#define SHAPE_MIXED 2			/* not PB_SHAPE_INT */
+#define SHAPE_MIXED 2			/* not for the device (PbDeviceShape) */
 #define SHAPE_EMPTY 4			/* PB_SHAPE_EMPTY: in no cell */
 
 /* A shape's float box (xmin, ymin, xmax, ymax), then its cells (x0, x1, y0, y1). */
@@ -107,7 +108,7 @@ BoxPass(void *arg, int64_t r)
 			job->flags[i] = SHAPE_EMPTY;
 			continue;
 		}
-		job->flags[i] = (job->in_a[i] ? 0 : SHAPE_SET_B) | (s->kind != PB_SHAPE_INT ? SHAPE_MIXED : 0);
+		job->flags[i] = (job->in_a[i] ? 0 : SHAPE_SET_B) | (PbDeviceShape(job->b, s) ? 0 : SHAPE_MIXED);
 		f = PbBoxAsPostgisFloat(s->box);
 		/* floats (or NaN) already: exact as float */
 		job->span[i].box[0] = (float) f.xmin;

@@ -508,5 +508,6 @@ PbAreaGeneral(PbScratch *s, const PbBatch *b, const PbShape *p,
 	}
 	if (ErrBoundExceeded(&eb, area, p, q))
 		return PbAreaGeneralExact(s, b, p, q);
-	return area;
+	/* p ∩ q lies in the window: more than its area is rounding */
+	return fmax(0.0, fmin(area, (w.xmax - w.xmin) * (w.ymax - w.ymin)));
 }

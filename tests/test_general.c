@@ -73,21 +73,6 @@ ClipConvex(const Poly *s, const Poly *c, Poly *out)
 	*out = cur;
 }
 
-/* The tree of a polygon given as doubles (ring closed here). */
-static TGeom *
-TreeOf(const double *xy, int n)
-{
-	TGeom	   *g = TgNew(PB_POLYGONTYPE, 0, 0);
-	double	   *c = malloc(sizeof(double) * 2 * (n + 1));
-
-	memcpy(c, xy, sizeof(double) * 2 * n);
-	c[2 * n] = xy[0];
-	c[2 * n + 1] = xy[1];
-	TgAddRing(g, c, n + 1);
-	free(c);
-	return g;
-}
-
 /* Random convex polygon (counter-clockwise): points of a rotated ellipse around (cx, cy). */
 static int
 RandomConvex(Rng *r, double *xy, double cx, double cy, double scale)
@@ -192,8 +177,8 @@ RandomPairs(int iters, int star, uint64_t seed)
 		Poly		pa,
 					pb,
 					clip;
-		TGeom	   *ga = TreeOf(sa, na),
-				   *gb = TreeOf(sb, nb);
+		TGeom	   *ga = TgPolygonOf(sa, na),
+				   *gb = TgPolygonOf(sb, nb);
 		uint32_t	p = 0,
 					q = 0;
 		PbError		err;
@@ -360,8 +345,8 @@ test_general_grid_degenerate(void)
 			ha[i] = ha[i] * sc_ + off;
 		for (int i = 0; i < 2 * kb; i++)
 			hb[i] = hb[i] * sc_ + off;
-		ga = TreeOf(ha, ka);
-		gb = TreeOf(hb, kb);
+		ga = TgPolygonOf(ha, ka);
+		gb = TgPolygonOf(hb, kb);
 		PbBatchReset(&b);
 		pb_test_context("pair %d scale %g offset %g", done, sc_, off);
 		CheckPairNear(&b, &sc, ga, gb, (double) truth, 1e-12 * 36 * sc_ * sc_);
@@ -392,8 +377,8 @@ test_general_self_and_huge_box(void)
 					boxc[10];
 		int			n = RandomStar(&rng, xy, off, off, 100),
 					nh = RandomConvex(&rng, hole, off, off, 10);
-		TGeom	   *g = TreeOf(xy, n),
-				   *gh = TreeOf(hole, nh),
+		TGeom	   *g = TgPolygonOf(xy, n),
+				   *gh = TgPolygonOf(hole, nh),
 				   *gbox;
 		double		big = fabs(off) * 2 + 1e6;
 		uint32_t	p = 0,
@@ -406,7 +391,7 @@ test_general_self_and_huge_box(void)
 		TgAddRing(g, gh->rings[0].c, gh->rings[0].npts);
 		boxc[0] = -big, boxc[1] = -big, boxc[2] = big, boxc[3] = -big;
 		boxc[4] = big, boxc[5] = big, boxc[6] = -big, boxc[7] = big;
-		gbox = TreeOf(boxc, 4);
+		gbox = TgPolygonOf(boxc, 4);
 		DecodeTg(&b, g, 0, &p, &err);
 		DecodeTg(&b, g, 1, &p2, &err);
 		DecodeTg(&b, gbox, 0, &q, &err);

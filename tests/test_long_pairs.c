@@ -11,20 +11,9 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "long_shapes.h"
 #include "testutil.h"
-
-/* Seconds on a monotonic clock. */
-static double
-Seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Check method m gives truth (to rel relative error) for p, q both ways. */
 static void
@@ -154,7 +143,7 @@ static jmp_buf poll_stop;
 static void
 StopPoll(void *ctx)
 {
-	double		t = Seconds();
+	double		t = TestSeconds();
 
 	(void) ctx;
 	if (t - poll_last > poll_gap)
@@ -180,14 +169,14 @@ RunPolled(PbScratch *sc, const PbBatch *b, uint32_t p, uint32_t q, PbMethod m,
 	pb_test_context("%s, method %d", what, (int) m);
 	poll_gap = 0;
 	poll_left = stop_after;
-	poll_last = Seconds();
+	poll_last = TestSeconds();
 	if (setjmp(poll_stop) == 0)
 		area = PbIntersectionArea(sc, b, p, q, m);
 	else
 		stopped = 1;
 	CHECK(poll_left < stop_after);
 	poll_left = -1;				/* no jump to this frame once it is gone */
-	CHECK(fmax(poll_gap, Seconds() - poll_last) < 0.5);
+	CHECK(fmax(poll_gap, TestSeconds() - poll_last) < 0.5);
 	(void) area;
 	return stopped;
 }

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../src/core/sccg/pb_sccg.h"
 #include "../src/core/base/pb_base.h"
@@ -798,21 +797,11 @@ test_pipeline_huge_shapes_on_cpu(void)
 	FreeSets(&s);
 }
 
-/* Seconds on a monotonic clock. */
-static double
-Seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* should_stop that says stop once *ctx (a start time) is 0.1 s past. */
 static int
 StopAfterATenth(void *ctx)
 {
-	return Seconds() > *(double *) ctx + 0.1;
+	return TestSeconds() > *(double *) ctx + 0.1;
 }
 
 /*
@@ -844,13 +833,13 @@ test_pipeline_stop_mid_pair(void)
 	PbTileGrid(&tl, &s.b, s.in_a, 1, &PbMallocAllocator, 1);
 	PbPipeConfigDefaults(&c, 2);
 	p = PbPipeStart(&c);
-	t0 = Seconds();
+	t0 = TestSeconds();
 	for (uint32_t k = 0; k < tl.ntasks; k++)
 		CHECK(PbPipeFeed(p, &tl.tasks[k], NULL, NULL));
 	CHECK(!PbPipeFinish(p, StopAfterATenth, &t0));
 	PbPipeDestroy(p);
-	pb_test_context("run ended %.2f s after its start", Seconds() - t0);
-	CHECK(Seconds() - t0 < 0.6);
+	pb_test_context("run ended %.2f s after its start", TestSeconds() - t0);
+	CHECK(TestSeconds() - t0 < 0.6);
 	PbTilingFree(&tl, &PbMallocAllocator);
 	LongFree(&comb);
 	FreeSets(&s);

@@ -17,21 +17,6 @@ typedef __float128 Wide;
 typedef long double Wide;
 #endif
 
-/* The polygon (ring closed here) of n points xy as a tree. */
-static TGeom *
-PolygonOf(const double *xy, int n)
-{
-	TGeom	   *g = TgNew(PB_POLYGONTYPE, 0, 0);
-	double	   *c = malloc(sizeof(double) * 2 * (n + 1));
-
-	memcpy(c, xy, sizeof(double) * 2 * n);
-	c[2 * n] = xy[0];
-	c[2 * n + 1] = xy[1];
-	TgAddRing(g, c, n + 1);
-	free(c);
-	return g;
-}
-
 /* |signed area| of the ring xy by the shoelace, each cross product exact. */
 static double
 WideShoelace(const double *xy, int n)
@@ -52,8 +37,8 @@ static double
 PairArea(PbBatch *b, PbScratch *sc, const double *pa, int na, const double *pb,
 		 int nb, PbMethod m)
 {
-	TGeom	   *ga = PolygonOf(pa, na),
-			   *gb = PolygonOf(pb, nb);
+	TGeom	   *ga = TgPolygonOf(pa, na),
+			   *gb = TgPolygonOf(pb, nb);
 	uint32_t	p = 0,
 				q = 0;
 	PbError		err;

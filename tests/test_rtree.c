@@ -11,11 +11,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../src/core/sccg/pb_sccg.h"
 #include "../src/core/geom/pb_geom.h"
-#include "harness.h"
+#include "testutil.h"
 
 /* A growable list of uint64 (ids, or pairs as a << 32 | b). */
 typedef struct List
@@ -705,16 +704,6 @@ test_rtree_postgis_float(void)
 	CHECK(Meets(&ra, &rb));
 }
 
-/* Seconds of CLOCK_MONOTONIC. */
-static double
-NowSeconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /*
  * pbgen-like sets: nuclei of radius 3.6..11.5 px about 20 px apart on a
  * jittered grid, integer pixel boxes; set b perturbs each nucleus (shift
@@ -799,14 +788,14 @@ test_rtree_join_200k(void)
 
 	NucleusBoxes(&rng, n, 0, NULL, a);
 	nb = NucleusBoxes(&rng, n, 1, a, b);
-	t0 = NowSeconds();
+	t0 = TestSeconds();
 	ta = PbRTreeBuild(&PbMallocAllocator, a, n, 16);
 	tb = PbRTreeBuild(&PbMallocAllocator, b, nb, 16);
-	t1 = NowSeconds();
+	t1 = TestSeconds();
 	got.cap = 4 * (size_t) n;
 	got.v = malloc(got.cap * sizeof(uint64_t));
 	PbRTreeJoin(ta, tb, EmitPair, &got);
-	t2 = NowSeconds();
+	t2 = TestSeconds();
 	pb_test_note("%u x %u boxes: build %.3f s, join %.3f s, %zu pairs",
 				 n, nb, t1 - t0, t2 - t1, got.n);
 	/* generous: catches a quadratic join, not a slow machine */

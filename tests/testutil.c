@@ -2,9 +2,12 @@
  * testutil.c: truths, comparisons and shape generators for the tests.
  * Nothing here calls the code under test except the decode helpers.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../src/core/geom/shape_build.h"
 #include "testutil.h"
@@ -628,4 +631,29 @@ RandomOrthoShape(Rng *r, int nrings, int maxk, int64_t x0, int64_t y0,
 		free(ys);
 	}
 	return g;
+}
+
+/* The tree of a one-ring polygon given as n points xy (ring closed here). */
+TGeom *
+TgPolygonOf(const double *xy, int n)
+{
+	TGeom	   *g = TgNew(PB_POLYGONTYPE, 0, 0);
+	double	   *c = malloc(sizeof(double) * 2 * (n + 1));
+
+	memcpy(c, xy, sizeof(double) * 2 * n);
+	c[2 * n] = xy[0];
+	c[2 * n + 1] = xy[1];
+	TgAddRing(g, c, n + 1);
+	free(c);
+	return g;
+}
+
+/* Seconds on a monotonic clock (time bounds in tests). */
+double
+TestSeconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
 }

@@ -21,6 +21,11 @@ extern uint32_t DecodeWkt(PbBatch *b, const char *wkt, int xdr);
 extern PbStatus DecodeTg(PbBatch *b, const TGeom *g, int xdr, uint32_t *shape,
 						 PbError *err);
 
+/* The tree of a one-ring polygon given as n points xy (ring closed here). */
+extern TGeom *TgPolygonOf(const double *xy, int n);
+/* Seconds on a monotonic clock (time bounds in tests). */
+extern double TestSeconds(void);
+
 /* ST_Area-style area of a tree by the shoelace formula, in long double. */
 extern long double TruthArea(const TGeom *g);
 /* Even-odd rule over every ring of every polygon / triangle of g. */

@@ -14,6 +14,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -171,6 +172,7 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	npix = (int64) mask.img.width * mask.img.height;
 	fg = PbHugeAlloc((size_t) npix);
 	PbDistanceForeground(&mask.img, mask.is_nodata, fg);
+	CHECK_FOR_INTERRUPTS();
 	dist = PbHugeAlloc(sizeof(float) * (size_t) npix);
 	if (with_index)
 		nearest = PbHugeAlloc(sizeof(int64) * (size_t) npix);
@@ -181,6 +183,7 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 		col = PbHugeAlloc(sizeof(int32) * (size_t) npix);
 		row = PbHugeAlloc(sizeof(int32) * (size_t) npix);
 		PbDistanceNearestBands((const int64_t *) nearest, npix, mask.img.width, col, row);
+		CHECK_FOR_INTERRUPTS();
 		pixels[1] = col;
 		pixels[2] = row;
 	}

@@ -6,6 +6,8 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
+
 #include "utils/memutils.h"
 
 #include "raster_glue.h"
@@ -61,7 +63,8 @@ PbOpenRasterArg(bytea *wkb, int band, const char *what, const char *caller,
 
 /*
  * Read the pixels of the band PbOpenRasterArg located (rb) into out,
- * checking its pixel type.
+ * checking its pixel type; a cancel that came during this pass (tens of
+ * ms per 16M pixels) is seen at its end.
  */
 void
 PbLoadRasterArg(const PbRasterBand *rb, const char *caller, PbRasterArg *out)
@@ -82,15 +85,16 @@ PbLoadRasterArg(const PbRasterBand *rb, const char *caller, PbRasterArg *out)
 	npix = (int64) out->h.width * out->h.height;
 	out->img.data = PbHugeAlloc((size_t) npix * PbPixSize(type));
 	if (!PbRasterBandMayHaveNodata(rb))
-	{
 		PbRasterReadBand(rb, npix, out->img.data, NULL);
-		return;
-	}
-	nd = PbHugeAlloc((size_t) npix);
-	if (PbRasterReadBand(rb, npix, out->img.data, nd) > 0)
-		out->is_nodata = nd;
 	else
-		pfree(nd);
+	{
+		nd = PbHugeAlloc((size_t) npix);
+		if (PbRasterReadBand(rb, npix, out->img.data, nd) > 0)
+			out->is_nodata = nd;
+		else
+			pfree(nd);
+	}
+	CHECK_FOR_INTERRUPTS();
 }
 
 /* Read band number band of a raster WKB argument, checking everything. */
@@ -180,7 +184,10 @@ PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
 	SET_VARSIZE(out, size + VARHDRSZ);
 	p = PbRasterWriteHeader((uint8 *) VARDATA(out), h, nbands);
 	for (int b = 0; b < nbands; b++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		p = PbRasterWriteBand(p, wkb_types[b], has_nodata[b], nodata[b], pixels[b], npix);
+	}
 	Assert(p == (uint8 *) VARDATA(out) + size);
 	return out;
 }

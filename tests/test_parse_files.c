@@ -19,24 +19,6 @@
 
 #define NFILES 9
 
-/* Write text to dir/name; return the path (malloc). */
-static char *
-WriteFile(const char *dir, const char *name, const char *text)
-{
-	char	   *path = malloc(strlen(dir) + strlen(name) + 2);
-	FILE	   *f;
-
-	sprintf(path, "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	CHECK(f != NULL);
-	if (f != NULL)
-	{
-		fputs(text, f);
-		fclose(f);
-	}
-	return path;
-}
-
 /* Random lines of both formats, with comments, blanks and CRLF endings. */
 static char *
 RandomLines(Rng *r, int n)
@@ -136,7 +118,7 @@ test_parse_files_threads(void)
 		}
 		if (i == 6)
 			texts[i][strlen(texts[i]) > 0 ? strlen(texts[i]) - 1 : 0] = '\0';	/* no final newline */
-		paths[i] = i == 7 ? NULL : WriteFile(dir, name, texts[i]);
+		paths[i] = i == 7 ? NULL : TestWriteFile(dir, name, texts[i], strlen(texts[i]));
 		if (i == 7)
 		{
 			paths[i] = malloc(strlen(dir) + 16);
@@ -281,7 +263,7 @@ test_parse_files_stop(void)
 		snprintf(name, sizeof(name), "big%d.txt", i);
 		FILE	   *f;
 
-		paths[i] = WriteFile(dir, name, "");
+		paths[i] = TestWriteFile(dir, name, "", 0);
 		f = fopen(paths[i], "wb");
 		CHECK(f != NULL && fwrite(text, 1, len, f) == len);
 		fclose(f);

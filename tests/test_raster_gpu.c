@@ -86,42 +86,6 @@ ImgFree(PbImage *m)
 	m->data = NULL;
 }
 
-/* Pixel i as a double. */
-static double
-ImgGet(const PbImage *m, size_t i)
-{
-	switch (m->type)
-	{
-		case PB_PIX_1BB:
-		case PB_PIX_8BUI:
-			return ((const uint8_t *) m->data)[i];
-		case PB_PIX_16BUI:
-			return ((const uint16_t *) m->data)[i];
-		case PB_PIX_32BF:
-			return ((const float *) m->data)[i];
-	}
-	return 0;
-}
-
-/* Set pixel i (v must be representable in the type). */
-static void
-ImgSet(PbImage *m, size_t i, double v)
-{
-	switch (m->type)
-	{
-		case PB_PIX_1BB:
-		case PB_PIX_8BUI:
-			((uint8_t *) m->data)[i] = (uint8_t) v;
-			break;
-		case PB_PIX_16BUI:
-			((uint16_t *) m->data)[i] = (uint16_t) v;
-			break;
-		case PB_PIX_32BF:
-			((float *) m->data)[i] = (float) v;
-			break;
-	}
-}
-
 /* The largest value of a type (+inf for floats). */
 static double
 TypeMax(PbPixType t)
@@ -180,11 +144,11 @@ ImgFill(PbImage *m, Rng *r, int style)
 	if (style == 0)
 	{
 		for (size_t i = 0; i < n; i++)
-			ImgSet(m, i, RandValue(r, m->type));
+			PbPixSet(m, i, RandValue(r, m->type));
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		ImgSet(m, i, RandValue(r, m->type));
+		PbPixSet(m, i, RandValue(r, m->type));
 	for (int k = 0; k < 40; k++)
 	{
 		int			x0 = (int) RngRange(r, 0, m->width - 1);
@@ -195,7 +159,7 @@ ImgFill(PbImage *m, Rng *r, int style)
 
 		for (int y = y0; y <= y1; y++)
 			for (int x = x0; x <= x1; x++)
-				ImgSet(m, (size_t) y * m->width + x, v);
+				PbPixSet(m, (size_t) y * m->width + x, v);
 	}
 }
 
@@ -252,8 +216,8 @@ CheckRecon(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op,
 	}
 	for (size_t i = 0; i < n; i++)
 	{
-		double		a = ImgGet(&cpu, i),
-					b = ImgGet(&gpu, i);
+		double		a = PbPixGet(&cpu, i),
+					b = PbPixGet(&gpu, i);
 
 		if (a != b)
 		{
@@ -261,7 +225,7 @@ CheckRecon(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op,
 				pb_check_fail(__FILE__, __LINE__,
 							  "pixel (x %zu, y %zu): CPU %.9g, GPU %.9g (marker %.9g, mask %.9g)",
 							  i % marker->width, i / marker->width, a, b,
-							  ImgGet(marker, i), ImgGet(mask, i));
+							  PbPixGet(marker, i), PbPixGet(mask, i));
 			diff++;
 		}
 	}
@@ -338,8 +302,8 @@ SpiralMask(PbImage *m, Rng *r, double lo, double hi, double wall)
 				y1 = h - 1;
 
 	for (size_t i = 0; i < (size_t) w * h; i++)
-		ImgSet(m, i, wall);
-#define SETC(x, y) ImgSet(m, (size_t) (y) * w + (x), lo + floor(RngDouble(r) * (hi - lo + 1)))
+		PbPixSet(m, i, wall);
+#define SETC(x, y) PbPixSet(m, (size_t) (y) * w + (x), lo + floor(RngDouble(r) * (hi - lo + 1)))
 	while (x0 <= x1 && y0 <= y1)
 	{
 		for (int x = x0; x <= x1; x++)
@@ -377,8 +341,8 @@ MazeMask(PbImage *m, Rng *r, double lo, double hi, double wall)
 
 	memset(seen, 0, (size_t) cw * ch);
 	for (size_t i = 0; i < (size_t) m->width * m->height; i++)
-		ImgSet(m, i, wall);
-#define CELL(cx, cy) ImgSet(m, (size_t) (2 * (cy)) * m->width + 2 * (cx), lo + floor(RngDouble(r) * (hi - lo + 1)))
+		PbPixSet(m, i, wall);
+#define CELL(cx, cy) PbPixSet(m, (size_t) (2 * (cy)) * m->width + 2 * (cx), lo + floor(RngDouble(r) * (hi - lo + 1)))
 	stack[sp++] = 0;
 	seen[0] = 1;
 	CELL(0, 0);
@@ -411,7 +375,7 @@ MazeMask(PbImage *m, Rng *r, double lo, double hi, double wall)
 			int			nx = cx + dx[d],
 						ny = cy + dy[d];
 
-			ImgSet(m, (size_t) (2 * cy + dy[d]) * m->width + 2 * cx + dx[d],
+			PbPixSet(m, (size_t) (2 * cy + dy[d]) * m->width + 2 * cx + dx[d],
 				   lo + floor(RngDouble(r) * (hi - lo + 1)));
 			CELL(nx, ny);
 			seen[ny * cw + nx] = 1;
@@ -449,8 +413,8 @@ test_rgpu_recon_spiral_maze(void)
 						MazeMask(&mask, &r, 20, 250, wall);
 					/* the marker: weakest everywhere but the start */
 					for (size_t i = 0; i < (size_t) mask.width * mask.height; i++)
-						ImgSet(&mk, i, op == PB_RECON_DILATE ? 0 : 255);
-					ImgSet(&mk, 0, ImgGet(&mask, 0));
+						PbPixSet(&mk, i, op == PB_RECON_DILATE ? 0 : 255);
+					PbPixSet(&mk, 0, PbPixGet(&mask, 0));
 					CheckRecon(&mk, &mask, conn, (PbReconOp) op, GPU_BUDGET,
 							   kind == 0 ? "spiral" : "maze", NULL);
 					ImgFree(&mask);
@@ -468,7 +432,7 @@ BorderMarker(const PbImage *mask)
 
 	for (int y = 1; y < h - 1; y++)
 		for (int x = 1; x < w - 1; x++)
-			ImgSet(&mk, (size_t) y * w + x, TypeMax(mask->type));
+			PbPixSet(&mk, (size_t) y * w + x, TypeMax(mask->type));
 	return mk;
 }
 
@@ -481,7 +445,7 @@ HoleMask(PbImage *m, Rng *r, int nrect, double noise)
 	double		hi = TypeMax(m->type) == INFINITY ? 1.0 : TypeMax(m->type);
 
 	for (size_t i = 0; i < (size_t) w * h; i++)
-		ImgSet(m, i, 0);
+		PbPixSet(m, i, 0);
 	for (int k = 0; k < nrect; k++)
 	{
 		int			x0 = (int) RngRange(r, 0, w - 1),
@@ -494,12 +458,12 @@ HoleMask(PbImage *m, Rng *r, int nrect, double noise)
 			{
 				size_t		i = (size_t) y * w + x;
 
-				ImgSet(m, i, ImgGet(m, i) == 0 ? hi : 0);
+				PbPixSet(m, i, PbPixGet(m, i) == 0 ? hi : 0);
 			}
 	}
 	for (size_t i = 0; i < (size_t) w * h; i++)
 		if (RngDouble(r) < noise)
-			ImgSet(m, i, RngDouble(r) < 0.5 ? 0 : hi);
+			PbPixSet(m, i, RngDouble(r) < 0.5 ? 0 : hi);
 }
 
 /* Border floods (fill holes: reconstruction by erosion) of every type. */
@@ -540,14 +504,14 @@ test_rgpu_recon_hmaxima(void)
 			ImgFill(&mask, &r, 1);
 			if (t == PB_PIX_32BF)	/* finite values: mask - h must stay below */
 				for (size_t i = 0; i < (size_t) 733 * 517; i++)
-					if (isinf(ImgGet(&mask, i)))
-						ImgSet(&mask, i, 0.25);
+					if (isinf(PbPixGet(&mask, i)))
+						PbPixSet(&mask, i, 0.25);
 			mk = ImgCopy(&mask);
 			for (size_t i = 0; i < (size_t) 733 * 517; i++)
 			{
-				double		v = ImgGet(&mask, i) - hgt;
+				double		v = PbPixGet(&mask, i) - hgt;
 
-				ImgSet(&mk, i, v < TypeMin(mk.type) ? TypeMin(mk.type) : v);
+				PbPixSet(&mk, i, v < TypeMin(mk.type) ? TypeMin(mk.type) : v);
 			}
 			CheckRecon(&mk, &mask, conn, PB_RECON_DILATE, GPU_BUDGET, "h-maxima", NULL);
 			ImgFree(&mask);
@@ -578,8 +542,8 @@ test_rgpu_recon_tiles(void)
 			SpiralMask(&mask, &r, 20, 250, op == PB_RECON_DILATE ? 0 : 255);
 			mk = ImgNew(301, 207, t);
 			for (size_t i = 0; i < (size_t) 301 * 207; i++)
-				ImgSet(&mk, i, op == PB_RECON_DILATE ? 0 : 255);
-			ImgSet(&mk, 0, ImgGet(&mask, 0));
+				PbPixSet(&mk, i, op == PB_RECON_DILATE ? 0 : 255);
+			PbPixSet(&mk, 0, PbPixGet(&mask, 0));
 		}
 		else if (k < 4)
 		{
@@ -629,7 +593,7 @@ test_rgpu_recon_queue_overflow(void)
 			mk = ImgNew(257, 193, mask.type);
 			/* many seeds: a wide wavefront */
 			for (size_t i = 0; i < (size_t) 257 * 193; i += 97)
-				ImgSet(&mk, i, ImgGet(&mask, i));
+				PbPixSet(&mk, i, PbPixGet(&mask, i));
 		}
 		PbGpuReconTestQueue(8);
 		CheckRecon(&mk, &mask, k < 2 ? 8 : 4, op, GPU_BUDGET, "tiny queue", &st);
@@ -672,7 +636,7 @@ test_rgpu_recon_poll(void)
 
 	SpiralMask(&mask, &r, 20, 250, 0);
 	mk = ImgNew(300, 300, PB_PIX_8BUI);
-	ImgSet(&mk, 0, ImgGet(&mask, 0));
+	PbPixSet(&mk, 0, PbPixGet(&mask, 0));
 	cpu = ImgCopy(&mk);
 	rc = PbGpuReconstruct(TestGpu(GPU_BUDGET), &cpu, &mask, 8, PB_RECON_DILATE, PollStop, NULL, NULL, err,
 						  sizeof(err));

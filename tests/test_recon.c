@@ -30,39 +30,6 @@ ImgNew(int w, int h, PbPixType type)
 	return im;
 }
 
-/* Pixel i of im as a double (every pixel type converts exactly). */
-static double
-ImgGet(const PbImage *im, size_t i)
-{
-	switch (im->type)
-	{
-		case PB_PIX_16BUI:
-			return ((const uint16_t *) im->data)[i];
-		case PB_PIX_32BF:
-			return ((const float *) im->data)[i];
-		default:
-			return ((const uint8_t *) im->data)[i];
-	}
-}
-
-/* Set pixel i of im to v (v must be representable in the type). */
-static void
-ImgSet(PbImage *im, size_t i, double v)
-{
-	switch (im->type)
-	{
-		case PB_PIX_16BUI:
-			((uint16_t *) im->data)[i] = (uint16_t) v;
-			break;
-		case PB_PIX_32BF:
-			((float *) im->data)[i] = (float) v;
-			break;
-		default:
-			((uint8_t *) im->data)[i] = (uint8_t) v;
-			break;
-	}
-}
-
 /* A copy of im with its own pixels. */
 static PbImage
 ImgCopy(const PbImage *im)
@@ -70,7 +37,7 @@ ImgCopy(const PbImage *im)
 	PbImage		c = ImgNew(im->width, im->height, im->type);
 
 	for (size_t i = 0; i < (size_t) im->width * im->height; i++)
-		ImgSet(&c, i, ImgGet(im, i));
+		PbPixSet(&c, i, PbPixGet(im, i));
 	return c;
 }
 
@@ -79,7 +46,7 @@ static int
 ImgSame(const PbImage *a, const PbImage *b)
 {
 	for (size_t i = 0; i < (size_t) a->width * a->height; i++)
-		if (!(ImgGet(a, i) == ImgGet(b, i)))
+		if (!(PbPixGet(a, i) == PbPixGet(b, i)))
 			return 0;
 	return 1;
 }
@@ -131,7 +98,7 @@ static void
 ImgRandom(PbImage *im, Rng *r, int levels)
 {
 	for (size_t i = 0; i < (size_t) im->width * im->height; i++)
-		ImgSet(im, i, RandValue(r, im->type, levels));
+		PbPixSet(im, i, RandValue(r, im->type, levels));
 }
 
 /* The better of a and b under op: larger for dilation, smaller for erosion. */
@@ -163,7 +130,7 @@ BruteRecon(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op)
 	int			changed = 1;
 
 	for (size_t i = 0; i < n; i++)
-		ImgSet(&out, i, Worse(ImgGet(&out, i), ImgGet(mask, i), op));
+		PbPixSet(&out, i, Worse(PbPixGet(&out, i), PbPixGet(mask, i), op));
 	for (int pass = 0; changed; pass++)
 	{
 		changed = 0;
@@ -172,7 +139,7 @@ BruteRecon(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op)
 			size_t		i = pass % 2 ? n - 1 - k : k;
 			int			x = (int) (i % w),
 						y = (int) (i / w);
-			double		v = ImgGet(&out, i);
+			double		v = PbPixGet(&out, i);
 
 			for (int dy = -1; dy <= 1; dy++)
 				for (int dx = -1; dx <= 1; dx++)
@@ -183,12 +150,12 @@ BruteRecon(const PbImage *marker, const PbImage *mask, int conn, PbReconOp op)
 					if (nx < 0 || ny < 0 || nx >= w || ny >= h ||
 						(conn == 4 && dx != 0 && dy != 0))
 						continue;
-					v = Better(v, ImgGet(&out, (size_t) ny * w + nx), op);
+					v = Better(v, PbPixGet(&out, (size_t) ny * w + nx), op);
 				}
-			v = Worse(v, ImgGet(mask, i), op);
-			if (!(v == ImgGet(&out, i)))
+			v = Worse(v, PbPixGet(mask, i), op);
+			if (!(v == PbPixGet(&out, i)))
 			{
-				ImgSet(&out, i, v);
+				PbPixSet(&out, i, v);
 				changed = 1;
 			}
 		}
@@ -252,7 +219,7 @@ ClippedMarker(const PbImage *mask, Rng *r, PbReconOp op, int levels)
 
 	ImgRandom(&m, r, levels);
 	for (size_t i = 0; i < (size_t) m.width * m.height; i++)
-		ImgSet(&m, i, Worse(ImgGet(&m, i), ImgGet(mask, i), op));
+		PbPixSet(&m, i, Worse(PbPixGet(&m, i), PbPixGet(mask, i), op));
 	return m;
 }
 
@@ -277,8 +244,8 @@ test_recon_clip(void)
 			pb_test_context("%s op %d", type_names[t], o);
 			CHECK_INT(PbReconClip(&marker, &mask, op), PB_OK);
 			for (size_t i = 0; i < 63; i++)
-				CHECK(ImgGet(&marker, i) ==
-					  Worse(ImgGet(&orig, i), ImgGet(&mask, i), op));
+				CHECK(PbPixGet(&marker, i) ==
+					  Worse(PbPixGet(&orig, i), PbPixGet(&mask, i), op));
 			CHECK_INT(PbReconClip(&other, &mask, op), PB_ERR_BADARG);
 			other.type = all_types[(t + 1) % 4];
 			other.width = 9;
@@ -355,8 +322,8 @@ test_recon_special_images(void)
 
 				for (size_t i = 0; i < 23 * 17; i++)
 				{
-					ImgSet(&mask, i, TypeTop(all_types[t]));
-					ImgSet(&marker, i, worst);
+					PbPixSet(&mask, i, TypeTop(all_types[t]));
+					PbPixSet(&marker, i, worst);
 				}
 				out = RunCpu(&marker, &mask, conn, op, 4, 3);
 				CHECK(ImgSame(&out, &marker));
@@ -445,14 +412,14 @@ test_recon_spiral_maze(void)
 				if (v && all_types[t] != PB_PIX_1BB)
 					v = all_types[t] == PB_PIX_32BF ? 1000.0 - (double) (i % 97) * 0.5 :
 						(double) (200 - (i % 53));
-				ImgSet(&mask, i, v);
+				PbPixSet(&mask, i, v);
 			}
-			ImgSet(&marker, 0, ImgGet(&mask, 0));
+			PbPixSet(&marker, 0, PbPixGet(&mask, 0));
 			truth = BruteRecon(&marker, &mask, conn, PB_RECON_DILATE);
 			seq = RunSeq(&marker, &mask, conn, PB_RECON_DILATE);
 			pb_test_context("%s conn %d seq", type_names[t], conn);
 			CHECK(ImgSame(&seq, &truth));
-			CHECK(ImgGet(&truth, end) > 0); /* the flood reached the end */
+			CHECK(PbPixGet(&truth, end) > 0); /* the flood reached the end */
 			for (int k = 0; k < 3; k++)
 				for (int threads = 1; threads <= 8; threads += threads < 3 ? 1 : 5)
 				{
@@ -497,7 +464,7 @@ test_recon_fill_holes(void)
 					size_t		i = (size_t) y * w + x;
 					int			edge = x == 0 || y == 0 || x == w - 1 || y == h - 1;
 
-					ImgSet(&marker, i, edge ? ImgGet(&mask, i) : TypeTop(all_types[t]));
+					PbPixSet(&marker, i, edge ? PbPixGet(&mask, i) : TypeTop(all_types[t]));
 				}
 			CheckCase("fill holes", &marker, &mask, iter % 2 ? 8 : 4,
 					  PB_RECON_ERODE, (int) RngRange(&r, 1, 5), (int) RngRange(&r, 1, 9));
@@ -519,14 +486,14 @@ test_recon_fill_holes(void)
 				int			edge = x == 0 || y == 0 || x == 19 || y == 19;
 				double		v = hole ? 2 : ring ? 9 : 1;
 
-				ImgSet(&mask, (size_t) y * 20 + x, v);
-				ImgSet(&marker, (size_t) y * 20 + x, edge ? v : 255);
+				PbPixSet(&mask, (size_t) y * 20 + x, v);
+				PbPixSet(&marker, (size_t) y * 20 + x, edge ? v : 255);
 			}
 		out = RunCpu(&marker, &mask, 4, PB_RECON_ERODE, 2, 3);
 		pb_test_context("ring");
-		CHECK_INT(ImgGet(&out, 10 * 20 + 10), 9);
-		CHECK_INT(ImgGet(&out, 5 * 20 + 5), 9);
-		CHECK_INT(ImgGet(&out, 2 * 20 + 2), 1);
+		CHECK_INT(PbPixGet(&out, 10 * 20 + 10), 9);
+		CHECK_INT(PbPixGet(&out, 5 * 20 + 5), 9);
+		CHECK_INT(PbPixGet(&out, 2 * 20 + 2), 1);
 		free(out.data);
 		free(mask.data);
 		free(marker.data);
@@ -567,14 +534,14 @@ test_recon_float_inf(void)
 
 		for (size_t i = 0; i < 600; i++)
 		{
-			ImgSet(&mask, i, INFINITY);
-			ImgSet(&marker, i, -INFINITY);
+			PbPixSet(&mask, i, INFINITY);
+			PbPixSet(&marker, i, -INFINITY);
 		}
-		ImgSet(&marker, 317, INFINITY);
+		PbPixSet(&marker, 317, INFINITY);
 		out = RunCpu(&marker, &mask, 4, PB_RECON_DILATE, 3, 4);
 		pb_test_context("inf flood");
 		for (size_t i = 0; i < 600; i++)
-			CHECK(ImgGet(&out, i) == INFINITY);
+			CHECK(PbPixGet(&out, i) == INFINITY);
 		free(out.data);
 		free(mask.data);
 		free(marker.data);
@@ -604,13 +571,13 @@ test_recon_tiles_match_seq(void)
 			ImgRandom(&mask, &r, kind == 2 ? 0 : 6);
 			for (size_t i = 0; i < 150 * 97; i++)
 			{
-				double		m = ImgGet(&mask, i);
+				double		m = PbPixGet(&mask, i);
 
 				if (kind == 0)	/* mask - h, saturating */
-					ImgSet(&marker, i, all_types[t] == PB_PIX_32BF ? m - 1.5 :
+					PbPixSet(&marker, i, all_types[t] == PB_PIX_32BF ? m - 1.5 :
 						   m >= 2 ? m - 2 : 0);
 				else			/* random, not clipped */
-					ImgSet(&marker, i, RandValue(&r, all_types[t], kind == 2 ? 0 : 6));
+					PbPixSet(&marker, i, RandValue(&r, all_types[t], kind == 2 ? 0 : 6));
 			}
 			seq = RunSeq(&marker, &mask, conn, op);
 			if (kind == 0)
@@ -728,33 +695,33 @@ test_recon_nodata(void)
 	/* dilation: 9 spreads from the left up to the wall, not from the nodata 7 */
 	for (int i = 0; i < 5; i++)
 	{
-		ImgSet(&mask, i, i == 2 ? 5 : 9);
-		ImgSet(&marker, i, i == 0 ? 9 : i == 4 ? 7 : 0);
+		PbPixSet(&mask, i, i == 2 ? 5 : 9);
+		PbPixSet(&marker, i, i == 0 ? 9 : i == 4 ? 7 : 0);
 	}
 	ReconWithNodata(&marker, marker_nd, &mask, mask_nd, PB_RECON_DILATE);
-	CHECK(ImgGet(&marker, 0) == 9 && ImgGet(&marker, 1) == 9 && ImgGet(&marker, 2) == 5 &&
-		  ImgGet(&marker, 3) == 0 && ImgGet(&marker, 4) == 0);
+	CHECK(PbPixGet(&marker, 0) == 9 && PbPixGet(&marker, 1) == 9 && PbPixGet(&marker, 2) == 5 &&
+		  PbPixGet(&marker, 3) == 0 && PbPixGet(&marker, 4) == 0);
 
 	/* erosion of floats: the wall is +inf while it runs, 5 again after */
 	for (int i = 0; i < 5; i++)
 	{
-		ImgSet(&fmask, i, i == 2 ? 5 : 1);
-		ImgSet(&fmarker, i, i == 0 ? 1 : i == 4 ? 3 : 9);
+		PbPixSet(&fmask, i, i == 2 ? 5 : 1);
+		PbPixSet(&fmarker, i, i == 0 ? 1 : i == 4 ? 3 : 9);
 	}
 	ReconWithNodata(&fmarker, marker_nd, &fmask, mask_nd, PB_RECON_ERODE);
-	CHECK(ImgGet(&fmarker, 0) == 1 && ImgGet(&fmarker, 1) == 1 && ImgGet(&fmarker, 2) == 5 &&
-		  ImgGet(&fmarker, 3) == 9 && ImgGet(&fmarker, 4) == 9);
-	CHECK(ImgGet(&fmask, 2) == INFINITY);
+	CHECK(PbPixGet(&fmarker, 0) == 1 && PbPixGet(&fmarker, 1) == 1 && PbPixGet(&fmarker, 2) == 5 &&
+		  PbPixGet(&fmarker, 3) == 9 && PbPixGet(&fmarker, 4) == 9);
+	CHECK(PbPixGet(&fmask, 2) == INFINITY);
 
 	/* the fill-holes markers: border kept, the top of the type inside */
 	for (int i = 0; i < 12; i++)
-		ImgSet(&image, i, 100 + i);
+		PbPixSet(&image, i, 100 + i);
 	PbFillHolesMarker(&image, &fill);
 	for (int i = 0; i < 12; i++)
-		CHECK(ImgGet(&fill, i) == (i == 5 || i == 6 ? 65535 : 100 + i));
+		CHECK(PbPixGet(&fill, i) == (i == 5 || i == 6 ? 65535 : 100 + i));
 	PbFillHolesMarker(&bits, &bfill);
 	for (int i = 0; i < 9; i++)
-		CHECK(ImgGet(&bfill, i) == (i == 4 ? 1 : 0));
+		CHECK(PbPixGet(&bfill, i) == (i == 4 ? 1 : 0));
 	free(mask.data);
 	free(marker.data);
 	free(fmask.data);
@@ -786,7 +753,7 @@ test_recon_stopped(void)
 	PbImage		marker = ImgNew(41, 37, PB_PIX_8BUI);
 	PbImage		truth;
 
-	ImgSet(&marker, 0, 1);
+	PbPixSet(&marker, 0, 1);
 	truth = BruteRecon(&marker, &mask, 4, PB_RECON_DILATE);
 	for (int after = 0; after < 40; after += 13)
 		for (int threads = 1; threads <= 4; threads += 3)

@@ -17,24 +17,6 @@
 #include "../src/core/geom/pb_geom.h"
 #include "testutil.h"
 
-/* Write len bytes to dir/name; return the path (malloc). */
-static char *
-WriteBytes(const char *dir, const char *name, const char *data, size_t len)
-{
-	char	   *path = malloc(strlen(dir) + strlen(name) + 2);
-	FILE	   *f;
-
-	sprintf(path, "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	CHECK(f != NULL);
-	if (f != NULL)
-	{
-		CHECK(fwrite(data, 1, len, f) == len);
-		fclose(f);
-	}
-	return path;
-}
-
 /* Open path as the file readers do and start a reader on it; returns the fd. */
 static int
 OpenReader(const char *path, size_t max_line, PbPollFn poll, void *arg,
@@ -91,7 +73,7 @@ test_reader_lines_match_memory(void)
 		}
 		if (iter % 2)
 			len--;				/* no last newline */
-		path = WriteBytes(dir, "lines.txt", text, len);
+		path = TestWriteFile(dir, "lines.txt", text, len);
 		fd = OpenReader(path, 250000, NULL, NULL, &rd, &st, &err);
 		CHECK_INT(st, PB_OK);
 		while (st == PB_OK)
@@ -152,7 +134,7 @@ test_reader_nul_byte(void)
 
 	CHECK(mkdtemp(dir) != NULL);
 	PbBatchInit(&b, &PbMallocAllocator);
-	path = WriteBytes(dir, "issue.txt", issue, sizeof(issue) - 1);
+	path = TestWriteFile(dir, "issue.txt", issue, sizeof(issue) - 1);
 	fd = OpenReader(path, PB_TEXT_MAX_LINE, NULL, NULL, &rd, &st, &err);
 	CHECK_INT(PbTextReadPolygon(&rd, &b, NULL, &poly, &err), PB_OK);
 	CHECK(poly.shape == 0 && poly.line == 1 && poly.id == 1);
@@ -166,7 +148,7 @@ test_reader_nul_byte(void)
 
 	/* a file of NULs: line 1, column 1, after one chunk */
 	zeros = calloc(10 * PB_TEXT_CHUNK, 1);
-	path = WriteBytes(dir, "zeros.txt", zeros, 10 * PB_TEXT_CHUNK);
+	path = TestWriteFile(dir, "zeros.txt", zeros, 10 * PB_TEXT_CHUNK);
 	fd = OpenReader(path, PB_TEXT_MAX_LINE, NULL, NULL, &rd, &st, &err);
 	CHECK_INT(PbTextReadPolygon(&rd, &b, NULL, &poly, &err), PB_ERR_FORMAT);
 	CHECK(rd.line == 1);
@@ -182,7 +164,7 @@ test_reader_nul_byte(void)
 	memset(late, ' ', 3 * PB_TEXT_CHUNK);
 	memcpy(late, "\n\n", 2);
 	late[2 + PB_TEXT_CHUNK + 5] = '\0';
-	path = WriteBytes(dir, "late.txt", late, 3 * PB_TEXT_CHUNK);
+	path = TestWriteFile(dir, "late.txt", late, 3 * PB_TEXT_CHUNK);
 	fd = OpenReader(path, PB_TEXT_MAX_LINE, NULL, NULL, &rd, &st, &err);
 	CHECK_INT(PbTextReadPolygon(&rd, &b, NULL, &poly, &err), PB_ERR_FORMAT);
 	CHECK(rd.line == 3);
@@ -263,7 +245,7 @@ test_reader_poll(void)
 	CHECK(mkdtemp(dir) != NULL);
 	for (size_t i = 0; i < len; i += 16)
 		memcpy(text + i, "# fifteen bytes\n", 16);
-	path = WriteBytes(dir, "comments.txt", text, len);
+	path = TestWriteFile(dir, "comments.txt", text, len);
 	for (int stop_at = 0; stop_at <= 4; stop_at++)
 	{
 		CountPoll	cp = {0, stop_at};
@@ -321,7 +303,7 @@ test_reader_long_line(void)
 	memset(text, 'x', 4 << 20);
 	text[1000] = '\n';
 	text[2002] = '\n';
-	path = WriteBytes(dir, "long.txt", text, len);
+	path = TestWriteFile(dir, "long.txt", text, len);
 	fd = OpenReader(path, 1000, NULL, NULL, &rd, &st, &err);
 	CHECK_INT(PbTextReaderLine(&rd, &line, &n, &err), PB_OK);
 	CHECK(n == 1001);
@@ -333,7 +315,7 @@ test_reader_long_line(void)
 	free(path);
 
 	/* 4 MB without a newline: refused after about max_line bytes */
-	path = WriteBytes(dir, "endless.txt", text + 3000, (4 << 20) - 3000);
+	path = TestWriteFile(dir, "endless.txt", text + 3000, (4 << 20) - 3000);
 	fd = OpenReader(path, 100000, NULL, NULL, &rd, &st, &err);
 	CHECK_INT(PbTextReaderLine(&rd, &line, &n, &err), PB_ERR_FORMAT);
 	CHECK(rd.line == 1);
@@ -384,7 +366,7 @@ test_reader_polygons_as_lines(void)
 		text[0] = '\0';
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
 			strcat(text, bad && i == 4 ? "5 1 2 3\n" : lines[i]);
-		path = WriteBytes(dir, "polygons.txt", text, strlen(text));
+		path = TestWriteFile(dir, "polygons.txt", text, strlen(text));
 		PbBatchInit(&b, &PbMallocAllocator);
 		PbBatchInit(&want, &PbMallocAllocator);
 		fd = OpenReader(path, PB_TEXT_MAX_LINE, NULL, NULL, &rd, &st, &err);

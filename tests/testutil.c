@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -656,4 +657,22 @@ TestSeconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Write len bytes to dir/name; return the path (malloc). */
+char *
+TestWriteFile(const char *dir, const char *name, const char *data, size_t len)
+{
+	char	   *path = malloc(strlen(dir) + strlen(name) + 2);
+	FILE	   *f;
+
+	sprintf(path, "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (f != NULL)
+	{
+		CHECK(fwrite(data, 1, len, f) == len);
+		fclose(f);
+	}
+	return path;
 }

@@ -23,6 +23,9 @@ extern PbStatus DecodeTg(PbBatch *b, const TGeom *g, int xdr, uint32_t *shape,
 
 /* The tree of a one-ring polygon given as n points xy (ring closed here). */
 extern TGeom *TgPolygonOf(const double *xy, int n);
+/* Write len bytes to dir/name; return the path (malloc). */
+extern char *TestWriteFile(const char *dir, const char *name, const char *data,
+						   size_t len);
 /* Seconds on a monotonic clock (time bounds in tests). */
 extern double TestSeconds(void);
 

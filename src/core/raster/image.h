@@ -64,6 +64,39 @@ typedef struct PbImage
 	void	   *data;
 } PbImage;
 
+/* Pixel i of im as a double (every pixel type converts exactly). */
+static inline double
+PbPixGet(const PbImage *im, int64_t i)
+{
+	switch (im->type)
+	{
+		case PB_PIX_16BUI:
+			return ((const uint16_t *) im->data)[i];
+		case PB_PIX_32BF:
+			return ((const float *) im->data)[i];
+		default:
+			return ((const uint8_t *) im->data)[i];
+	}
+}
+
+/* Set pixel i of im to v (a value of its type). */
+static inline void
+PbPixSet(PbImage *im, int64_t i, double v)
+{
+	switch (im->type)
+	{
+		case PB_PIX_16BUI:
+			((uint16_t *) im->data)[i] = (uint16_t) v;
+			break;
+		case PB_PIX_32BF:
+			((float *) im->data)[i] = (float) v;
+			break;
+		default:
+			((uint8_t *) im->data)[i] = (uint8_t) v;
+			break;
+	}
+}
+
 /* Reconstruction by dilation (marker grows under mask) or by erosion. */
 typedef enum PbReconOp
 {

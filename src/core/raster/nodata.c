@@ -35,39 +35,6 @@ WallValue(PbPixType type, PbReconOp op)
 	return 0;
 }
 
-/* Pixel i of an image, as a double. */
-static double
-GetPixel(const PbImage *im, int64_t i)
-{
-	switch (im->type)
-	{
-		case PB_PIX_16BUI:
-			return ((const uint16_t *) im->data)[i];
-		case PB_PIX_32BF:
-			return ((const float *) im->data)[i];
-		default:
-			return ((const uint8_t *) im->data)[i];
-	}
-}
-
-/* Set pixel i of an image from a double (a value of its type). */
-static void
-SetPixel(PbImage *im, int64_t i, double v)
-{
-	switch (im->type)
-	{
-		case PB_PIX_16BUI:
-			((uint16_t *) im->data)[i] = (uint16_t) v;
-			break;
-		case PB_PIX_32BF:
-			((float *) im->data)[i] = (float) v;
-			break;
-		default:
-			((uint8_t *) im->data)[i] = (uint8_t) v;
-			break;
-	}
-}
-
 /* Walls at the nodata pixels of a reconstruction's inputs (see nodata.h). */
 void
 PbReconNodataWalls(PbImage *marker, const uint8_t *marker_nodata, PbImage *mask,
@@ -79,13 +46,13 @@ PbReconNodataWalls(PbImage *marker, const uint8_t *marker_nodata, PbImage *mask,
 	if (marker_nodata)
 		for (int64_t i = 0; i < npix; i++)
 			if (marker_nodata[i])
-				SetPixel(marker, i, wall);
+				PbPixSet(marker, i, wall);
 	if (mask_nodata)
 		for (int64_t i = 0; i < npix; i++)
 			if (mask_nodata[i])
 			{
-				saved[i] = (float) GetPixel(mask, i);
-				SetPixel(mask, i, wall);
+				saved[i] = (float) PbPixGet(mask, i);
+				PbPixSet(mask, i, wall);
 			}
 }
 
@@ -97,7 +64,7 @@ PbReconRestoreNodata(PbImage *result, const uint8_t *mask_nodata, const float *s
 
 	for (int64_t i = 0; i < npix; i++)
 		if (mask_nodata[i])
-			SetPixel(result, i, saved[i]);
+			PbPixSet(result, i, saved[i]);
 }
 
 /* The fill-holes marker of image: its border, the top value inside. */
@@ -111,7 +78,7 @@ PbFillHolesMarker(const PbImage *image, PbImage *marker)
 	memcpy(marker->data, image->data, (size_t) w * h * PbPixSize(image->type));
 	for (int32_t y = 1; y < h - 1; y++)
 		for (int32_t x = 1; x < w - 1; x++)
-			SetPixel(marker, (int64_t) y * w + x, top);
+			PbPixSet(marker, (int64_t) y * w + x, top);
 }
 
 /*

@@ -9,6 +9,10 @@ DATA = $(wildcard sql/pixelbox--*.sql sql/pixelbox_raster--*.sql)
 
 CORE_SRCS = $(wildcard src/core/base/*.c src/core/geom/*.c src/core/sccg/*.c src/core/raster/*.c)
 CORE_HDRS = $(wildcard src/core/*/*.h)
+# the file formats users' tools write (src/core/formats), and the libraries
+# they are read with: json-c (PostGIS's own JSON library), libtiff, libpng
+FORMAT_SRCS = $(wildcard src/core/formats/*.c)
+FORMAT_LIBS = -ljson-c -ltiff -lpng
 GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/pair_functions.c \
 	src/compare_agg.c src/device.c src/set_compare.c src/parallel_handoff.c src/file_input.c \
 	src/pair_rows.c src/test_seams.c \
@@ -32,8 +36,8 @@ CUDA_OBJS =
 GPU_STUB_OBJS = cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o
 endif
 
-OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o) $(CUDA_OBJS) $(GPU_STUB_OBJS)
-SHLIB_LINK += -lpthread
+OBJS = $(CORE_SRCS:.c=.o) $(FORMAT_SRCS:.c=.o) $(GLUE_SRCS:.c=.o) $(CUDA_OBJS) $(GPU_STUB_OBJS)
+SHLIB_LINK += -lpthread $(FORMAT_LIBS)
 PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 
 # pg_regress wants <inputdir>/sql and <inputdir>/expected; ours live in

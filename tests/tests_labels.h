@@ -1,0 +1,18 @@
+/*
+ * tests_labels.h: the tests of the label-image tracer and readers
+ * (tests/test_label_*.c), in order.
+ */
+#ifndef PB_TESTS_LABELS_H
+#define PB_TESTS_LABELS_H
+
+#define PB_LABEL_TESTS(X) \
+	/* test_label_trace.c */ \
+	X(test_label_trace_single_pixels) \
+	X(test_label_trace_collinear_merged) \
+	X(test_label_trace_checkerboard) \
+	X(test_label_trace_holes) \
+	X(test_label_trace_nested) \
+	X(test_label_trace_random_masks) \
+	X(test_label_trace_mask_errors)
+
+#endif

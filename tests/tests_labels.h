@@ -13,6 +13,12 @@
 	X(test_label_trace_holes) \
 	X(test_label_trace_nested) \
 	X(test_label_trace_random_masks) \
-	X(test_label_trace_mask_errors)
+	X(test_label_trace_mask_errors) \
+	/* test_label_polys.c */ \
+	X(test_label_polys_random_images) \
+	X(test_label_polys_threads_agree) \
+	X(test_label_polys_geotransform) \
+	X(test_label_polys_errors) \
+	X(test_label_polys_stop)
 
 #endif

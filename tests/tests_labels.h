@@ -19,6 +19,11 @@
 	X(test_label_polys_threads_agree) \
 	X(test_label_polys_geotransform) \
 	X(test_label_polys_errors) \
-	X(test_label_polys_stop)
+	X(test_label_polys_stop) \
+	/* test_label_file.c */ \
+	X(test_label_file_tiff_layouts) \
+	X(test_label_file_png_depths) \
+	X(test_label_file_refusals) \
+	X(test_label_file_too_large)
 
 #endif

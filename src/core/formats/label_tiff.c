@@ -122,6 +122,10 @@ TiffUnmap(thandle_t h, void *base, toff_t size)
 /* Keep libtiff's first error of this handle as the message. */
 static int
 TiffError(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+			__attribute__((format(printf, 4, 0)));
+
+static int
+TiffError(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
 	TiffSource *s = user;
 
@@ -139,6 +143,10 @@ TiffError(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap
 }
 
 /* Drop libtiff's warnings (unknown tags and the like). */
+static int
+TiffWarning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+			__attribute__((format(printf, 4, 0)));
+
 static int
 TiffWarning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
@@ -304,8 +312,12 @@ PbReadLabelTiff(int fd, PbPollFn poll, void *poll_arg, PbLabelImage *im,
 	if (opts == NULL)
 		return PbLabelFail(err, PB_ERR_NOMEM, "out of memory opening a TIFF");
 	TIFFOpenOptionsSetMaxSingleMemAlloc(opts, TIFF_MAX_ALLOC);
+	/* libtiff's handler type has no format attribute (gcc would suggest one) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsuggest-attribute=format"
 	TIFFOpenOptionsSetErrorHandlerExtR(opts, TiffError, &src);
 	TIFFOpenOptionsSetWarningHandlerExtR(opts, TiffWarning, &src);
+#pragma GCC diagnostic pop
 	tif = TIFFClientOpenExt("label image", "rm", (thandle_t) &src, TiffRead, TiffWrite,
 							TiffSeek, TiffClose, TiffSize, TiffMap, TiffUnmap, opts);
 	TIFFOpenOptionsFree(opts);

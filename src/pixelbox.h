@@ -170,5 +170,26 @@ extern Datum PbSetsResultDatum(FunctionCallInfo fcinfo, const struct PbCompareAc
 							   const int64 *counts, const char *caller);
 typedef void (*PbSetsPairFn) (void *ctx, uint32_t a, uint32_t b, double area);
 extern void PbSetsPairs(SetsState *s, PbSetsPairFn emit, void *ctx, const char *caller);
+/* the aggregate support functions, for other aggregates over the same state */
+extern SetsState *PbSetsTransition(FunctionCallInfo fcinfo, const char *caller);
+extern SetsState *PbSetsCombine(FunctionCallInfo fcinfo, const char *caller);
+extern bytea *PbSetsSerialize(FunctionCallInfo fcinfo, const char *caller);
+extern SetsState *PbSetsDeserialize(FunctionCallInfo fcinfo, const char *caller);
+extern void PbSetsSetThreshold(SetsState *s, double threshold, const char *caller);
+extern bool PbSetsThreshold(const SetsState *s, double *threshold);
+extern const uint8 *PbSetsInA(const SetsState *s);
+
+/*
+ * pair_rows.c: the rows of two tables (arguments table, id column, geometry
+ * column, for a then b) read into a set pair, with each shape's row id
+ */
+typedef struct PbTableSets
+{
+	SetsState  *sets;
+	int64	   *ids;			/* per shape of the sets' batch */
+	bool	   *id_null;
+} PbTableSets;
+extern void PbReadTables(FunctionCallInfo fcinfo, MemoryContext cxt, const char *caller,
+						 PbTableSets *out);
 
 #endif							/* PIXELBOX_H */

@@ -150,7 +150,20 @@
 	X(test_reader_polygons_as_lines) \
 	/* test_tiling.c */ \
 	X(test_tiling_random_sets) \
-	X(test_tiling_degenerate)
+	X(test_tiling_degenerate) \
+	/* test_match.c */ \
+	X(test_match_hand_worked) \
+	X(test_match_exact_half) \
+	X(test_match_greedy_is_wrong) \
+	X(test_match_aji_ties) \
+	X(test_match_empty_sets) \
+	X(test_match_bad_input) \
+	X(test_match_overcover) \
+	X(test_match_brute_force) \
+	X(test_match_dense_reference) \
+	X(test_match_order_independent) \
+	X(test_match_big_component) \
+	X(test_match_shape_order)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

@@ -321,6 +321,55 @@ Walk(PbWalker *w, uint32_t L, int32_t x0, int32_t y0, int d0)
 	return PB_OK;
 }
 
+/*
+ * The scan of rows [0, height) of an image of pixel type T (label of a
+ * pixel: LABEL(v)), starting a walk at every unwalked top or bottom edge
+ * of a label of the group; written once per type so the inner loop reads
+ * its pixels directly (the scan touches every pixel of the image).
+ */
+#define SCAN_ROWS(T, LABEL) \
+	do { \
+		const T    *px = (const T *) im->data; \
+		for (uint32_t r = 0; r < im->height; r++) \
+		{ \
+			const T    *row = px + (size_t) r * width; \
+			const T    *up = r > 0 ? row - width : NULL; \
+			const T    *down = r + 1 < im->height ? row + width : NULL; \
+			if ((r & 15) == 0 && Stopped(w)) \
+				return PB_ERR_STOPPED; \
+			for (uint32_t c = 0; c < im->width; c++) \
+			{ \
+				uint32_t	L = LABEL(row[c]); \
+				size_t		i = (size_t) r * width + c; \
+				PbStatus	st; \
+				if (L == 0) \
+					continue; \
+				if (L != last) \
+				{ \
+					last = L; \
+					mine = PbLabelGroup(L, w->ngroups) == w->group; \
+				} \
+				if (!mine) \
+					continue; \
+				if ((up == NULL || LABEL(up[c]) != L) && !(w->marks[i] & MARK_TOP)) \
+				{ \
+					st = Walk(w, L, (int32_t) c, (int32_t) r, DIR_E); \
+					if (st != PB_OK) \
+						return st; \
+				} \
+				if ((down == NULL || LABEL(down[c]) != L) && !(w->marks[i] & MARK_BOTTOM)) \
+				{ \
+					st = Walk(w, L, (int32_t) c + 1, (int32_t) r + 1, DIR_W); \
+					if (st != PB_OK) \
+						return st; \
+				} \
+			} \
+		} \
+	} while (0)
+
+#define AS_LABEL(v) ((uint32_t) (v))
+#define AS_MASK(v) ((uint32_t) ((v) != 0))
+
 /* Scan the rows, walking from every unwalked top or bottom edge of the group. */
 PbStatus
 PbWalkImage(PbWalker *w)
@@ -331,41 +380,20 @@ PbWalkImage(PbWalker *w)
 	int			mine = 0;
 
 	w->countdown = WALK_POLL_STEPS;
-	for (uint32_t r = 0; r < im->height; r++)
+	switch (im->bytes)
 	{
-		size_t		row = (size_t) r * width;
-
-		if ((r & 15) == 0 && Stopped(w))
-			return PB_ERR_STOPPED;
-		for (uint32_t c = 0; c < im->width; c++)
-		{
-			size_t		i = row + c;
-			uint32_t	L = LabelAt(im, i);
-			PbStatus	st;
-
-			if (L == 0)
-				continue;
-			if (L != last)
-			{
-				last = L;
-				mine = PbLabelGroup(L, w->ngroups) == w->group;
-			}
-			if (!mine)
-				continue;
-			if (!(w->marks[i] & MARK_TOP) && (r == 0 || LabelAt(im, i - width) != L))
-			{
-				st = Walk(w, L, (int32_t) c, (int32_t) r, DIR_E);
-				if (st != PB_OK)
-					return st;
-			}
-			if (!(w->marks[i] & MARK_BOTTOM) &&
-				(r + 1 == im->height || LabelAt(im, i + width) != L))
-			{
-				st = Walk(w, L, (int32_t) c + 1, (int32_t) r + 1, DIR_W);
-				if (st != PB_OK)
-					return st;
-			}
-		}
+		case 0:
+			SCAN_ROWS(uint8_t, AS_MASK);
+			break;
+		case 1:
+			SCAN_ROWS(uint8_t, AS_LABEL);
+			break;
+		case 2:
+			SCAN_ROWS(uint16_t, AS_LABEL);
+			break;
+		default:
+			SCAN_ROWS(uint32_t, AS_LABEL);
+			break;
 	}
 	return PB_OK;
 }

@@ -138,7 +138,8 @@ pb_read_labels(PG_FUNCTION_ARGS)
 	fd = OpenTransientFile(path, O_RDONLY | O_NONBLOCK | PG_BINARY);
 	if (fd < 0)
 		ReportFileError(caller, path, false, errno != 0 ? errno : EIO, PB_OK, 0, NULL);
-	st = PbReadLabelFile(fd, PbInterruptArrived, NULL, &im, &io_errno, &err);
+	st = PbReadLabelFile(fd, PB_LABEL_MAX_PIXELS, PbInterruptArrived, NULL, &im, &io_errno,
+						 &err);
 	CloseTransientFile(fd);
 	if (st == PB_ERR_STOPPED)
 	{

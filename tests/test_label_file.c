@@ -198,7 +198,7 @@ ReadFile(const char *path, PbLabelImage *im, PbError *err)
 
 	if (fd < 0)
 		return PB_ERR_FORMAT;
-	st = PbReadLabelFile(fd, NULL, NULL, im, &io, err);
+	st = PbReadLabelFile(fd, PB_LABEL_MAX_PIXELS, NULL, NULL, im, &io, err);
 	close(fd);
 	return st;
 }
@@ -510,6 +510,20 @@ test_label_file_too_large(void)
 	}
 	ExpectRefused(path, PB_ERR_BADARG,
 				  "image of 60000 x 60000 pixels is too large or empty (at most 2147483648 pixels)");
+	/* a caller's own limit: 2 x 2 within 4 pixels, not within 3 */
+	WritePng(path, lab, 2, 2, 8, PNG_COLOR_TYPE_GRAY, 0);
+	{
+		int			fd = open(path, O_RDONLY);
+		int			io;
+		PbLabelImage im;
+		PbError		err;
+
+		CHECK_INT(PbReadLabelFile(fd, 4, NULL, NULL, &im, &io, &err), PB_OK);
+		free((void *) im.data);
+		CHECK_INT(PbReadLabelFile(fd, 3, NULL, NULL, &im, &io, &err), PB_ERR_BADARG);
+		CHECK_STR_HAS(err.message, "image of 2 x 2 pixels is too large or empty (at most 3 pixels)");
+		close(fd);
+	}
 	unlink(path);
 	rmdir(dir);
 }

@@ -19,7 +19,8 @@ PbLabelFileParse(PbFileParse *fp, int fd, const PbRun *run)
 	const double gt[6] = {0, 1, 0, 0, 0, 1};
 
 	fp->line = 0;
-	fp->status = PbReadLabelFile(fd, one.poll, one.poll_arg, &im, &fp->io_errno, &fp->err);
+	fp->status = PbReadLabelFile(fd, PB_LABEL_MAX_PIXELS, one.poll, one.poll_arg, &im,
+								 &fp->io_errno, &fp->err);
 	if (fp->status != PB_OK)
 		return;
 	fp->status = PbTraceLabels(&im, gt, 0, &one, &shapes, &fp->err);

@@ -40,14 +40,16 @@ PbLabelFileName(const char *path)
 
 /* Refuse sizes the tracer or memory cannot take. */
 PbStatus
-PbLabelCheckSize(uint64_t width, uint64_t height, PbError *err)
+PbLabelCheckSize(uint64_t width, uint64_t height, uint64_t max_pixels, PbError *err)
 {
+	if (max_pixels > PB_LABEL_MAX_PIXELS)
+		max_pixels = PB_LABEL_MAX_PIXELS;
 	if (width == 0 || height == 0 || width > PB_TRACE_MAX_SIDE ||
-		height > PB_TRACE_MAX_SIDE || width * height > PB_LABEL_MAX_PIXELS)
+		height > PB_TRACE_MAX_SIDE || width * height > max_pixels)
 		return PbLabelFail(err, PB_ERR_BADARG,
 						   "image of %llu x %llu pixels is too large or empty (at most %llu pixels)",
 						   (unsigned long long) width, (unsigned long long) height,
-						   (unsigned long long) PB_LABEL_MAX_PIXELS);
+						   (unsigned long long) max_pixels);
 	return PB_OK;
 }
 
@@ -70,8 +72,8 @@ FileKind(mode_t mode)
 
 /* Check the file, read its first bytes, hand it to its format's reader. */
 PbStatus
-PbReadLabelFile(int fd, PbPollFn poll, void *poll_arg, PbLabelImage *im,
-				int *io_errno, PbError *err)
+PbReadLabelFile(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
+				PbLabelImage *im, int *io_errno, PbError *err)
 {
 	struct stat st;
 	uint8_t		magic[8];
@@ -103,8 +105,8 @@ PbReadLabelFile(int fd, PbPollFn poll, void *poll_arg, PbLabelImage *im,
 	}
 	if (got >= 4 && (memcmp(magic, "II*\0", 4) == 0 || memcmp(magic, "MM\0*", 4) == 0 ||
 					 memcmp(magic, "II+\0", 4) == 0 || memcmp(magic, "MM\0+", 4) == 0))
-		return PbReadLabelTiff(fd, poll, poll_arg, im, err);
+		return PbReadLabelTiff(fd, max_pixels, poll, poll_arg, im, err);
 	if (got == 8 && memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0)
-		return PbReadLabelPng(fd, poll, poll_arg, im, err);
+		return PbReadLabelPng(fd, max_pixels, poll, poll_arg, im, err);
 	return PbLabelFail(err, PB_ERR_UNSUPPORTED, "not a TIFF or PNG image");
 }

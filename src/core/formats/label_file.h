@@ -30,22 +30,25 @@ extern int	PbLabelFileName(const char *path);
 
 /*
  * Read the label image in fd (not closed) into *im, its pixels malloc'd
- * (free im->data).  Errors: PB_ERR_UNSUPPORTED for a file that is not a
+ * (free im->data); one of more than max_pixels pixels (at most
+ * PB_LABEL_MAX_PIXELS) is refused before any is read.  Errors: PB_ERR_UNSUPPORTED for a file that is not a
  * regular file or not a label image, PB_ERR_FORMAT for a damaged one,
  * PB_ERR_BADARG for one too large, PB_ERR_NOMEM, PB_ERR_STOPPED; *io_errno
  * is set when fstat or a read failed.  err says what, without the name.
  */
-extern PbStatus PbReadLabelFile(int fd, PbPollFn poll, void *poll_arg,
-								PbLabelImage *im, int *io_errno, PbError *err);
+extern PbStatus PbReadLabelFile(int fd, uint64_t max_pixels, PbPollFn poll,
+								void *poll_arg, PbLabelImage *im, int *io_errno,
+								PbError *err);
 
 /* The readers of each format (fd positioned anywhere; regular file checked). */
-extern PbStatus PbReadLabelTiff(int fd, PbPollFn poll, void *poll_arg,
-								PbLabelImage *im, PbError *err);
-extern PbStatus PbReadLabelPng(int fd, PbPollFn poll, void *poll_arg,
-							   PbLabelImage *im, PbError *err);
+extern PbStatus PbReadLabelTiff(int fd, uint64_t max_pixels, PbPollFn poll,
+								void *poll_arg, PbLabelImage *im, PbError *err);
+extern PbStatus PbReadLabelPng(int fd, uint64_t max_pixels, PbPollFn poll,
+							   void *poll_arg, PbLabelImage *im, PbError *err);
 
-/* Check an image's size: sides from 1 to PB_TRACE_MAX_SIDE, pixels within the limit. */
-extern PbStatus PbLabelCheckSize(uint64_t width, uint64_t height, PbError *err);
+/* Check an image's size: sides from 1 to PB_TRACE_MAX_SIDE, at most max_pixels pixels. */
+extern PbStatus PbLabelCheckSize(uint64_t width, uint64_t height, uint64_t max_pixels,
+								 PbError *err);
 
 /* Record an error message; return its code. */
 extern PbStatus PbLabelFail(PbError *err, PbStatus code, const char *fmt,...)

@@ -102,7 +102,7 @@ PngRead(png_structp png, png_bytep out, size_t len)
 
 /* Check the header says one gray band of labels; *bytes a pixel. */
 static PbStatus
-CheckHeader(png_structp png, png_infop info, PngSource *s, int *bytes)
+CheckHeader(png_structp png, png_infop info, PngSource *s, uint64_t max_pixels, int *bytes)
 {
 	int			type = png_get_color_type(png, info),
 				depth = png_get_bit_depth(png, info);
@@ -119,7 +119,7 @@ CheckHeader(png_structp png, png_infop info, PngSource *s, int *bytes)
 						   "not a label image: a grayscale PNG with alpha; label images have one band");
 	*bytes = depth == 16 ? 2 : 1;
 	return PbLabelCheckSize(png_get_image_width(png, info), png_get_image_height(png, info),
-							s->err);
+							max_pixels, s->err);
 }
 
 /* Read the rows (every pass of an interlaced image), polling between rows. */
@@ -140,8 +140,8 @@ ReadRows(png_structp png, PngSource *s, PbLabelImage *im, int passes)
 
 /* Read the PNG from the start of fd. */
 PbStatus
-PbReadLabelPng(int fd, PbPollFn poll, void *poll_arg, PbLabelImage *im,
-			   PbError *err)
+PbReadLabelPng(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
+			   PbLabelImage *im, PbError *err)
 {
 	PngSource  *s;
 	png_structp png;
@@ -175,7 +175,7 @@ PbReadLabelPng(int fd, PbPollFn poll, void *poll_arg, PbLabelImage *im,
 		png_set_user_limits(png, PB_TRACE_MAX_SIDE, PB_TRACE_MAX_SIDE);
 		png_set_chunk_malloc_max(png, PNG_MAX_CHUNK_ALLOC);
 		png_read_info(png, info);
-		st = CheckHeader(png, info, s, &im->bytes);
+		st = CheckHeader(png, info, s, max_pixels, &im->bytes);
 		if (st == PB_OK)
 		{
 			im->width = png_get_image_width(png, info);

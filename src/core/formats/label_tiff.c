@@ -292,8 +292,8 @@ ReadStrips(TIFF *tif, TiffSource *src, PbLabelImage *im, int bits, PbPollFn poll
 
 /* Open the TIFF, check it holds one band of unsigned labels, read it. */
 PbStatus
-PbReadLabelTiff(int fd, PbPollFn poll, void *poll_arg, PbLabelImage *im,
-				PbError *err)
+PbReadLabelTiff(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
+				PbLabelImage *im, PbError *err)
 {
 	TiffSource	src = {fd, 0, 0, err, 0};
 	TIFFOpenOptions *opts;
@@ -332,7 +332,7 @@ PbReadLabelTiff(int fd, PbPollFn poll, void *poll_arg, PbLabelImage *im,
 		res = PbLabelFail(err, PB_ERR_UNSUPPORTED,
 						  "not a label image: the TIFF holds more than one image (pages of a stack?)");
 	if (res == PB_OK)
-		res = PbLabelCheckSize(w, h, err);
+		res = PbLabelCheckSize(w, h, max_pixels, err);
 	if (res == PB_OK)
 	{
 		im->width = w;

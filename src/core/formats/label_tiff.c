@@ -313,11 +313,15 @@ PbReadLabelTiff(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
 		return PbLabelFail(err, PB_ERR_NOMEM, "out of memory opening a TIFF");
 	TIFFOpenOptionsSetMaxSingleMemAlloc(opts, TIFF_MAX_ALLOC);
 	/* libtiff's handler type has no format attribute (gcc would suggest one) */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsuggest-attribute=format"
+#endif
 	TIFFOpenOptionsSetErrorHandlerExtR(opts, TiffError, &src);
 	TIFFOpenOptionsSetWarningHandlerExtR(opts, TiffWarning, &src);
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 	tif = TIFFClientOpenExt("label image", "rm", (thandle_t) &src, TiffRead, TiffWrite,
 							TiffSeek, TiffClose, TiffSize, TiffMap, TiffUnmap, opts);
 	TIFFOpenOptionsFree(opts);

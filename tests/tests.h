@@ -189,5 +189,6 @@
 #include "tests_raster_gpu.h"
 #include "tests_ws.h"
 #include "tests_ws_gpu.h"
+#include "tests_labels.h"
 
 #endif							/* PB_TESTS_H */

@@ -18,6 +18,8 @@
 typedef struct PbFileParse
 {
 	const char *path;			/* in */
+	/* in: the parser of a file that is not polygon text (NULL: text) */
+	void		(*parse) (struct PbFileParse *fp, int fd, const PbRun *run);
 	PbBatch		batch;			/* its polygons, up to a bad line (malloc) */
 	int			opened;			/* nonzero: it was opened */
 	int			io_errno;		/* nonzero: it could not be opened (or read) */

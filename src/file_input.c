@@ -13,7 +13,9 @@
  * seen between chunks) and one line parser, so they take and refuse the
  * same files with the same messages; a bad line stops everything with an
  * error naming the file, line and column.  pb_compare_files parses its
- * files on threads (src/core/geom/parse_files.h).
+ * files on threads (src/core/geom/parse_files.h), each with the reader
+ * its name asks for (src/core/formats/file_formats.h: *.json and
+ * *.geojson are read as json_input.c reads them).
  */
 #include "postgres.h"
 
@@ -30,12 +32,13 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "core/formats/file_formats.h"
 #include "core/geom/pb_geom.h"
 #include "pixelbox.h"
 
 /* Only roles allowed to read server files may (as for COPY FROM a file). */
-static void
-CheckFileAccess(const char *caller)
+void
+PbCheckFileAccess(const char *caller)
 {
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
 		ereport(ERROR,
@@ -64,8 +67,8 @@ ParseErrcode(PbStatus st)
  * (io_errno) or taken (line 0: not a regular file), or of its bad line:
  * one wording for both readers.
  */
-static void
-ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
+void
+PbReportFileError(const char *caller, const char *path, bool opened, int io_errno,
 				PbStatus st, int64 line, const PbError *err)
 {
 	if (io_errno != 0)
@@ -89,8 +92,8 @@ ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
 }
 
 /* A reader stopped by PbInterruptArrived: raise the cancel that stopped it. */
-static void
-RaiseStop(const char *caller)
+void
+PbRaiseStop(const char *caller)
 {
 	CHECK_FOR_INTERRUPTS();
 	elog(ERROR, "%s: reading stopped without a cancel", caller);
@@ -138,14 +141,14 @@ pb_read_polygons(PG_FUNCTION_ARGS)
 	MemoryContext rowcxt;
 	int			fd;
 
-	CheckFileAccess(caller);
+	PbCheckFileAccess(caller);
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	getTypeBinaryInputInfo(TupleDescAttr(rsinfo->setDesc, 2)->atttypid, &geom_recv, &geom_ioparam);
 	/* O_NONBLOCK: a FIFO must not block the open; the reader refuses it */
 	fd = OpenTransientFile(path, O_RDONLY | O_NONBLOCK | PG_BINARY);
 	if (fd < 0)
-		ReportFileError(caller, path, false, errno != 0 ? errno : EIO, PB_OK, 0, NULL);
+		PbReportFileError(caller, path, false, errno != 0 ? errno : EIO, PB_OK, 0, NULL);
 	PbPgAllocatorInit(&mem, CurrentMemoryContext);
 	PbBatchInit(&batch, &mem);
 	PbEwkbInit(&wkb, &mem);
@@ -166,9 +169,9 @@ pb_read_polygons(PG_FUNCTION_ARGS)
 		PbBatchReset(&batch);
 	}
 	if (st == PB_ERR_STOPPED)
-		RaiseStop(caller);
+		PbRaiseStop(caller);
 	if (st != PB_OK)
-		ReportFileError(caller, path, true, rd.io_errno, st, rd.line, &err);
+		PbReportFileError(caller, path, true, rd.io_errno, st, rd.line, &err);
 	PbTextReaderEnd(&rd);
 	PbEwkbFree(&wkb);
 	PbBatchFree(&batch);
@@ -275,7 +278,7 @@ MergeFiles(SetsState *sets, const FileList *fl, PbFileParse *files)
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("pb_compare_files: out of memory parsing \"%s\"", fp->path)));
 		if (fp->io_errno != 0 || fp->status != PB_OK)
-			ReportFileError("pb_compare_files", fp->path, fp->opened != 0, fp->io_errno,
+			PbReportFileError("pb_compare_files", fp->path, fp->opened != 0, fp->io_errno,
 							fp->status, fp->line, &fp->err);
 	}
 }
@@ -295,18 +298,21 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	PbRun		run = PbCpuRun();
 	PbStatus st;
 
-	CheckFileAccess("pb_compare_files");
+	PbCheckFileAccess("pb_compare_files");
 	ListPaths(&fl, PG_GETARG_ARRAYTYPE_P(0), true);
 	ListPaths(&fl, PG_GETARG_ARRAYTYPE_P(1), false);
 	files = palloc0(sizeof(PbFileParse) * (fl.n + 1));
 	for (int i = 0; i < fl.n; i++)
+	{
 		files[i].path = fl.paths[i];
+		files[i].read = PbFileReaderFor(fl.paths[i]);
+	}
 	sets = PbSetsCreate(CurrentMemoryContext);
 	PG_TRY();
 	{
 		st = PbParseFiles(files, (uint32) fl.n, &run);
 		if (st == PB_ERR_STOPPED)
-			RaiseStop("pb_compare_files");
+			PbRaiseStop("pb_compare_files");
 		MergeFiles(sets, &fl, files);
 	}
 	PG_FINALLY();

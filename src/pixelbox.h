@@ -71,6 +71,18 @@ extern int	pb_tile_shapes;
 /* pg_alloc.c: a PbAllocator on palloc in a memory context */
 extern void PbPgAllocatorInit(PbAllocator *mem, MemoryContext cxt);
 
+/*
+ * file_input.c: the server-file rules every file reader shares: COPY's
+ * permission check, one wording for a file's errors (not opened, not read,
+ * not a regular file, or a bad line: "path, line N: message"), and the
+ * cancel that stopped a reader.
+ */
+extern void PbCheckFileAccess(const char *caller);
+extern void PbReportFileError(const char *caller, const char *path, bool opened,
+							  int io_errno, PbStatus st, int64 line,
+							  const PbError *err) pg_attribute_noreturn();
+extern void PbRaiseStop(const char *caller) pg_attribute_noreturn();
+
 /* geom_input.c: decode a geometry argument or value into a batch shape */
 extern uint32_t PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno,
 									PbBatch *batch, const char *caller);

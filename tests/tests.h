@@ -150,7 +150,20 @@
 	X(test_reader_polygons_as_lines) \
 	/* test_tiling.c */ \
 	X(test_tiling_random_sets) \
-	X(test_tiling_degenerate)
+	X(test_tiling_degenerate) \
+	/* test_json_split.c */ \
+	X(test_json_split_every_border) \
+	X(test_json_split_errors) \
+	X(test_json_split_limits) \
+	X(test_json_split_poll) \
+	X(test_json_split_not_regular) \
+	/* test_json_records.c */ \
+	X(test_json_geojson_features) \
+	X(test_json_records_threads) \
+	X(test_json_geojson_errors) \
+	X(test_json_hovernet_nuclei) \
+	X(test_json_hovernet_errors) \
+	X(test_contour_fill_truth)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

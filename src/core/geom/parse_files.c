@@ -72,7 +72,10 @@ ParseOne(void *arg, int64_t i)
 	else
 	{
 		fp->opened = 1;
-		ParseOpen(fp, &rd, fd, job->run);
+		if (fp->read != NULL)
+			fp->read(fp, fd, job->run);
+		else
+			ParseOpen(fp, &rd, fd, job->run);
 		PbTextReaderEnd(&rd);
 		close(fd);
 	}

@@ -37,6 +37,11 @@ CUDA_OBJS =
 GPU_STUB_OBJS = cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o
 endif
 
+# pb_load, the client-side loader (libpq): the core's readers, COPY FROM STDIN
+CLIENT_SRCS = $(wildcard src/client/*.c)
+CLIENT_CORE_OBJS = $(patsubst %.c,%.o,$(wildcard src/core/base/*.c src/core/geom/*.c) $(FORMAT_SRCS))
+SCRIPTS_built = src/client/pb_load
+
 OBJS = $(CORE_SRCS:.c=.o) $(FORMAT_SRCS:.c=.o) $(GLUE_SRCS:.c=.o) $(CUDA_OBJS) $(GPU_STUB_OBJS)
 SHLIB_LINK += -lpthread $(FORMAT_LIBS)
 PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
@@ -46,7 +51,7 @@ PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
 REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress --no-locale
 
-EXTRA_CLEAN = build cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu \
+EXTRA_CLEAN = build src/client/pb_load cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu \
 	bench/bench_raster bench/bench_watershed bench/bench_tiling bench/bench_pipeline bench/bench_long
 
 # no LLVM bitcode: JIT inlining of this module is not worth a clang dependency
@@ -61,6 +66,11 @@ cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh) $(CORE_HDRS)
 
 # every object depends on every header (few, small): no stale struct layouts
 $(OBJS): $(wildcard src/*.h cuda/*.h) $(CORE_HDRS)
+
+# the client loader: its own sources and the core's PIC objects, with libpq
+src/client/pb_load: $(CLIENT_SRCS) $(wildcard src/client/*.h) $(CLIENT_CORE_OBJS)
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -I$(includedir) $(CLIENT_SRCS) $(CLIENT_CORE_OBJS) \
+		-o $@ -L$(libdir) -lpq $(FORMAT_LIBS) -lm -lpthread
 
 installcheck: build/regress/sql build/regress/expected bench/pbgen
 

@@ -199,4 +199,23 @@ RESET pixelbox.tile_shapes;
 RESET pixelbox.cpu_threads;
 SELECT count(*) = (SELECT pairs_intersecting FROM sets WHERE slide = 1) AS after_timeout_whole
 FROM pb_intersecting_pairs('seg_a', 'id', 'geom', 'seg_b', 'nid', 'outline');
+-- guard rails: two sets whose extents do not meet give a WARNING; when set b
+-- mirrored in y would meet set a (a label image through ST_FromGDALRaster,
+-- scale (1, -1)), the hint says so; otherwise it asks to check the spaces
+SELECT (c).pairs, (c).polygons_a, (c).polygons_b FROM (
+  SELECT pb_compare_sets(g, in_a) AS c FROM (VALUES
+    ('POLYGON((10 10, 20 10, 20 30, 10 30, 10 10))'::geometry, true),
+    ('POLYGON((10 -10, 20 -10, 20 -30, 10 -30, 10 -10))'::geometry, false)) t(g, in_a)) x;
+SELECT (c).pairs FROM (
+  SELECT pb_compare_sets(g, in_a) AS c FROM (VALUES
+    ('POLYGON((10 10, 20 10, 20 30, 10 30, 10 10))'::geometry, true),
+    ('POLYGON((100 10, 120 10, 120 30, 100 30, 100 10))'::geometry, false)) t(g, in_a)) x;
+-- no warning when they meet (even at a corner), or when a set is empty
+SELECT (c).pairs FROM (
+  SELECT pb_compare_sets(g, in_a) AS c FROM (VALUES
+    ('POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))'::geometry, true),
+    ('POLYGON((1 1, 2 1, 2 2, 1 2, 1 1))'::geometry, false)) t(g, in_a)) x;
+SELECT (c).polygons_a FROM (
+  SELECT pb_compare_sets(g, true) AS c FROM (VALUES
+    ('POLYGON((0 0, 1 0, 1 1, 0 1, 0 0))'::geometry)) t(g)) x;
 DROP TABLE nuclei, seg_a, seg_b, gen_a, gen_b, empty_b, nullish, srid_b;

@@ -113,6 +113,21 @@ PbDecodeGeometryDatum(Datum d, Oid typid, PbBatch *batch, const char *caller)
 	return DecodeGeometry(d, typid, NULL, 0, batch, caller);
 }
 
+/*
+ * Raise PostGIS's mixed-SRID error, with the usual cause in pathology as a
+ * hint: polygons in pixel space have SRID 0, but ST_GeomFromGeoJSON gives
+ * 4326 and a georeferenced raster its own SRID.
+ */
+static void
+MixedSridError(int32_t first, int32_t next, const char *caller)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: Operation on mixed SRID geometries (%d != %d)", caller, first, next),
+			 errhint("Polygons in image (pixel) coordinates should have SRID 0; ST_GeomFromGeoJSON gives SRID 4326 and rasters their own. "
+					 "Set one SRID on both sides, e.g. ST_SetSRID(geom, 0); pixelbox's file readers give SRID 0.")));
+}
+
 /* Raise PostGIS's mixed-SRID error when shapes a and b differ in SRID. */
 void
 PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,
@@ -122,10 +137,7 @@ PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,
 				sb = batch->shapes[b].srid;
 
 	if (sa != sb)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: Operation on mixed SRID geometries (%d != %d)",
-						caller, sa, sb)));
+		MixedSridError(sa, sb, caller);
 }
 
 /*
@@ -142,8 +154,5 @@ PbCheckSetSrid(int32_t *srid, bool *has_srid, int32_t next, const char *caller)
 		*has_srid = true;
 	}
 	else if (next != *srid)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: Operation on mixed SRID geometries (%d != %d)",
-						caller, *srid, next)));
+		MixedSridError(*srid, next, caller);
 }

@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 
+#include <math.h>
 #include <time.h>
 
 #include "access/htup_details.h"
@@ -542,6 +543,56 @@ SetsUnpackParts(SetsState *s)
 	s->merge_s += NowSeconds() - t0;
 }
 
+/* Grow box *b (empty: +inf mins, -inf maxes) to take in box c. */
+static void
+BoxGrow(PbBox *b, const PbBox *c)
+{
+	b->xmin = Min(b->xmin, c->xmin);
+	b->ymin = Min(b->ymin, c->ymin);
+	b->xmax = Max(b->xmax, c->xmax);
+	b->ymax = Max(b->ymax, c->ymax);
+}
+
+/* Do closed boxes b and c share a point? */
+static bool
+BoxesMeet(const PbBox *b, const PbBox *c)
+{
+	return b->xmin <= c->xmax && c->xmin <= b->xmax && b->ymin <= c->ymax && c->ymin <= b->ymax;
+}
+
+/*
+ * Warn when both sets have polygons but their extents do not meet: nothing
+ * can match, and the usual cause is a convention, not the data.  When set
+ * b mirrored in y (y -> -y) would meet set a, or a mirrored b, say so: a
+ * label image loaded with ST_FromGDALRaster has scale (1, -1), so its
+ * polygons' y runs up from 0 to -height while QuPath's, HoVer-Net's and
+ * pixelbox's readers' run down.
+ */
+static void
+WarnIfApart(const SetsState *s, const char *caller)
+{
+	PbBox		ext[2] = {{INFINITY, INFINITY, -INFINITY, -INFINITY},
+						  {INFINITY, INFINITY, -INFINITY, -INFINITY}},
+				flipped;
+
+	for (uint32 i = 0; i < s->batch.nshapes; i++)
+		if (s->batch.shapes[i].kind != PB_SHAPE_EMPTY)
+			BoxGrow(&ext[s->in_a[i] ? 0 : 1], &s->batch.shapes[i].box);
+	if (ext[0].xmin > ext[0].xmax || ext[1].xmin > ext[1].xmax || BoxesMeet(&ext[0], &ext[1]))
+		return;
+	flipped = ext[1];
+	flipped.ymin = -ext[1].ymax;
+	flipped.ymax = -ext[1].ymin;
+	ereport(WARNING,
+			(errmsg("%s: the two sets do not overlap: set a spans x %g..%g, y %g..%g; set b spans x %g..%g, y %g..%g",
+					caller, ext[0].xmin, ext[0].xmax, ext[0].ymin, ext[0].ymax,
+					ext[1].xmin, ext[1].xmax, ext[1].ymin, ext[1].ymax),
+			 BoxesMeet(&ext[0], &flipped) ?
+			 errhint("One set looks mirrored in y. A label image loaded with ST_FromGDALRaster has scale (1, -1), so its y runs up; "
+					 "read it with pb_read_labels, or pb_labels_to_polygons(rast, space => 'pixel'), to get image coordinates (y down).") :
+			 errhint("Check that both sets are in the same coordinate space (pixels of the same image, or the same world coordinates).")));
+}
+
 /*
  * Run the pipeline over the two sets cut into grid tiles: totals into acc,
  * matched[i] set for every shape intersecting the other set, and when
@@ -557,6 +608,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void
 	PbPipeRun	   *run;
 	double		t0 = NowSeconds();
 
+	WarnIfApart(s, caller);
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
 	run = PbPipeRunStart((MemoryContext) s->mem.ctx, caller);
 	PbPipeRunAddTileTime(run, NowSeconds() - t0);

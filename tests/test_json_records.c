@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../src/core/formats/contour_fill.h"
+#include "../src/core/formats/json_numbers.h"
 #include "../src/core/formats/json_reader.h"
 #include "testutil.h"
 
@@ -311,6 +312,10 @@ test_json_geojson_errors(void)
 		{"{\"type\": \"Feature\",\n \"geometry\": tru}", "feature 2 (byte 76): not JSON: boolean expected"},
 		{"{\"type\": \"Feature\",\n \"geometry\": [1,]}", "feature 2 (byte 76): not JSON: unexpected character"},
 		{"{\"type\": \"Feature\", \"geometry\": null, /* c */}", "not JSON: "},
+		{"{\"type\": \"Feature\", \"geometry\": {\"type\": \"Polygon\", \"coordinates\": [[[0,0],[1,0],[1,1],[0,0]]]},\n \"x\": tru}",
+		"feature 2 (byte 146): not JSON: boolean expected"},
+		{"{\"type\": \"Feature\", \"geometry\": null, \"id\": \"a\x01\"}",
+		"feature 2 (byte 86): not JSON: a control character (byte 0x01) in a string"},
 	};
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
@@ -510,4 +515,73 @@ test_contour_fill_truth(void)
 		free(f.mask);
 	}
 	pb_test_context("%s", "");
+}
+
+/*
+ * The fast parser's numbers are strtod's (json-c's) in every spelling,
+ * and a record's bytes come back around its placeholders: json-c's error
+ * offsets in the copy map back to the record's own.
+ */
+void
+test_json_numbers_fast_path(void)
+{
+	static const char *const spell[] = {"%.17g", "%.3f", "%.0f", "%.6e", "%.15E", "%.1f"};
+	Rng			r = {777};
+	PbNumTree	t;
+	char		rec[4096],
+				out[4096];
+
+	memset(&t, 0, sizeof(t));
+	for (int iter = 0; iter < 2000; iter++)
+	{
+		double		v[4];
+		size_t		len = 0,
+					out_len,
+					bad_at;
+		int			long_int = 0;
+
+		len += (size_t) sprintf(rec, "{\"a\": \"[[1]]\", \"c\": [[");
+		for (int k = 0; k < 4; k++)
+		{
+			double		x = (RngDouble(&r) - 0.5) * pow(10, (double) RngRange(&r, -30, 30));
+			char		num[64];
+
+			if (k == 1)
+				x = (double) RngRange(&r, -100000, 100000);
+			sprintf(num, spell[RngRange(&r, 0, 5)], x);
+			v[k] = strtod(num, NULL);
+			if (strpbrk(num, ".eE") == NULL)
+			{
+				if (v[k] == 0)
+					v[k] = 0.0; /* json-c's integer 0, not -0 */
+				/* json-c saturates longer integers: the fast path leaves them */
+				long_int |= strlen(num) - (num[0] == '-') > 18;
+			}
+			len += (size_t) sprintf(rec + len, "%s%s", k ? ", " : "", num);
+		}
+		len += (size_t) sprintf(rec + len, "]], \"z\": 1}");
+		CHECK(PbNumSubstitute(&t, rec, len, out, &out_len, &bad_at) == 0);
+		CHECK_INT(t.nroots, !long_int);
+		if (t.nroots == 1)
+		{
+			const PbNumNode *outer = &t.nodes[t.roots[0]];
+			const PbNumNode *inner = PbNumKid(&t, outer, 0);
+
+			CHECK_INT(inner->count, 4);
+			for (uint32_t k = 0; k < 4 && k < inner->count; k++)
+				if (memcmp(&PbNumKid(&t, inner, k)->value, &v[k], sizeof(double)) != 0)
+				{
+					pb_check_fail(__FILE__, __LINE__, "%s: number %u is %.17g, strtod %.17g",
+								  rec, k, PbNumKid(&t, inner, k)->value, v[k]);
+					break;
+				}
+			/* "z" after the placeholder is at its own offset again */
+			CHECK(strstr(out, "\"c\": \"\x01" "0\", \"z\"") != NULL);
+			CHECK_INT(PbNumFileOffset(&t, (size_t) (strstr(out, "\"z\"") - out)),
+					  (int64_t) (strstr(rec, "\"z\"") - rec));
+		}
+	}
+	/* a raw control character in a string is refused at its byte */
+	CHECK(PbNumSubstitute(&t, "[\"a\x02\"]", 5, out, &(size_t) {0}, &(size_t) {0}) == -1);
+	PbNumFree(&t);
 }

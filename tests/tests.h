@@ -163,7 +163,8 @@
 	X(test_json_geojson_errors) \
 	X(test_json_hovernet_nuclei) \
 	X(test_json_hovernet_errors) \
-	X(test_contour_fill_truth)
+	X(test_contour_fill_truth) \
+	X(test_json_numbers_fast_path)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

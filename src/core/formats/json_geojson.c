@@ -43,43 +43,41 @@ Member(json_object *o, const char *key)
 
 /* Append one ring's positions (checked) to w; where names it in messages. */
 static PbStatus
-WriteRing(PbEwkb *w, json_object *ring, const char *where, PbError *err)
+WriteRing(PbEwkb *w, const PbNumTree *t, uint32_t ring, const char *where,
+		  PbError *err)
 {
-	size_t		n,
-				slot;
+	const PbNumNode *r = &t->nodes[ring];
+	size_t		slot;
 	double		first[2] = {0, 0},
 				xy[2] = {0, 0};
 
-	if (!json_object_is_type(ring, json_type_array))
+	if (r->kind != PB_NUM_ARRAY)
 		return FeatureFail(err, "%s is %s, not an array of positions", where,
-						   PbJsonTypeName(ring));
-	n = json_object_array_length(ring);
-	if (n < 4)
-		return FeatureFail(err, "%s has %zu position%s; a ring needs at least 4 (the last repeating the first)",
-						   where, n, n == 1 ? "" : "s");
-	if (n > UINT32_MAX)
-		return FeatureFail(err, "%s has too many positions", where);
+						   PbNumWhat(t, ring));
+	if (r->count < 4)
+		return FeatureFail(err, "%s has %u position%s; a ring needs at least 4 (the last repeating the first)",
+						   where, r->count, r->count == 1 ? "" : "s");
 	slot = PbEwkbCountSlot(w);
-	PbEwkbSetCount(w, slot, (uint32_t) n);
-	for (size_t i = 0; i < n; i++)
+	PbEwkbSetCount(w, slot, r->count);
+	for (uint32_t i = 0; i < r->count; i++)
 	{
-		json_object *pos = json_object_array_get_idx(ring, i);
-		size_t		dims;
+		const PbNumNode *pos = PbNumKid(t, r, i);
 
-		if (!json_object_is_type(pos, json_type_array))
-			return FeatureFail(err, "position %zu of %s is %s, not an array of numbers",
-							   i + 1, where, PbJsonTypeName(pos));
-		dims = json_object_array_length(pos);
-		if (dims < 2)
-			return FeatureFail(err, "position %zu of %s has %zu number%s; a position needs 2",
-							   i + 1, where, dims, dims == 1 ? "" : "s");
-		for (int k = 0; k < 2; k++)
+		if (pos->kind != PB_NUM_ARRAY)
+			return FeatureFail(err, "position %u of %s is %s, not an array of numbers",
+							   i + 1, where, PbNumWhat(t, t->kids[r->first + i]));
+		if (pos->count < 2)
+			return FeatureFail(err, "position %u of %s has %u number%s; a position needs 2",
+							   i + 1, where, pos->count, pos->count == 1 ? "" : "s");
+		for (uint32_t k = 0; k < 2; k++)
 		{
-			const char *bad = PbJsonCoordinate(json_object_array_get_idx(pos, k), &xy[k]);
+			const PbNumNode *c = PbNumKid(t, pos, k);
 
-			if (bad != NULL)
-				return FeatureFail(err, "position %zu of %s: coordinate %c is %s, not a finite number",
-								   i + 1, where, k == 0 ? 'x' : 'y', bad);
+			if (c->kind != PB_NUM_NUMBER)
+				return FeatureFail(err, "position %u of %s: coordinate %c is %s, not a finite number",
+								   i + 1, where, k == 0 ? 'x' : 'y',
+								   PbNumWhat(t, t->kids[pos->first + k]));
+			xy[k] = c->value;
 		}
 		if (i == 0)
 			memcpy(first, xy, sizeof(first));
@@ -88,40 +86,39 @@ WriteRing(PbEwkb *w, json_object *ring, const char *where, PbError *err)
 	if (xy[0] != first[0] || xy[1] != first[1])
 		return FeatureFail(err, "%s is not closed: its last position (%.17g %.17g) is not its first (%.17g %.17g), as GeoJSON requires",
 						   where, xy[0], xy[1], first[0], first[1]);
-	PbEwkbCloseRing(w, slot, (uint32_t) n, 2);
+	PbEwkbCloseRing(w, slot, r->count, 2);
 	return PB_OK;
 }
 
 /* Append one polygon (an array of rings) to w; part > 0 numbers it in a multipolygon. */
 static PbStatus
-WritePolygon(PbEwkb *w, json_object *rings, const char *member, size_t part,
-			 PbError *err)
+WritePolygon(PbEwkb *w, const PbNumTree *t, uint32_t rings, const char *member,
+			 uint32_t part, PbError *err)
 {
+	const PbNumNode *p = &t->nodes[rings];
 	char		where[64];
-	size_t		n,
-				slot;
+	size_t		slot;
 
-	if (!json_object_is_type(rings, json_type_array))
+	if (p->kind != PB_NUM_ARRAY)
 	{
 		if (part > 0)
-			return FeatureFail(err, "polygon %zu of its %s is %s, not an array of rings",
-							   part, member, PbJsonTypeName(rings));
+			return FeatureFail(err, "polygon %u of its %s is %s, not an array of rings",
+							   part, member, PbNumWhat(t, rings));
 		return FeatureFail(err, "the coordinates of its %s are %s, not an array of rings",
-						   member, PbJsonTypeName(rings));
+						   member, PbNumWhat(t, rings));
 	}
-	n = json_object_array_length(rings);
 	PbEwkbHeader(w, PB_POLYGONTYPE, 0);
 	slot = PbEwkbCountSlot(w);
-	PbEwkbSetCount(w, slot, (uint32_t) n);
-	for (size_t r = 0; r < n; r++)
+	PbEwkbSetCount(w, slot, p->count);
+	for (uint32_t r = 0; r < p->count; r++)
 	{
 		PbStatus	st;
 
 		if (part > 0)
-			snprintf(where, sizeof(where), "ring %zu of polygon %zu", r + 1, part);
+			snprintf(where, sizeof(where), "ring %u of polygon %u", r + 1, part);
 		else
-			snprintf(where, sizeof(where), "ring %zu", r + 1);
-		st = WriteRing(w, json_object_array_get_idx(rings, r), where, err);
+			snprintf(where, sizeof(where), "ring %u", r + 1);
+		st = WriteRing(w, t, t->kids[p->first + r], where, err);
 		if (st != PB_OK)
 			return st;
 	}
@@ -130,11 +127,14 @@ WritePolygon(PbEwkb *w, json_object *rings, const char *member, size_t part,
 
 /* The EWKB of a GeoJSON Polygon or MultiPolygon. */
 static PbStatus
-WriteGeometry(PbEwkb *w, json_object *g, const char *member, PbError *err)
+WriteGeometry(PbEwkb *w, PbNumTree *t, json_object *g, const char *member,
+			  PbError *err)
 {
 	json_object *type = Member(g, "type");
-	json_object *coords = Member(g, "coordinates");
+	json_object *coords;
 	const char *name;
+	uint32_t	c;
+	const PbNumNode *mp;
 
 	if (!json_object_is_type(g, json_type_object))
 		return FeatureFail(err, "its %s is %s, not a GeoJSON geometry", member,
@@ -144,24 +144,24 @@ WriteGeometry(PbEwkb *w, json_object *g, const char *member, PbError *err)
 	name = json_object_get_string(type);
 	if (strcmp(name, "Polygon") != 0 && strcmp(name, "MultiPolygon") != 0)
 		return FeatureFail(err, "its %s is a %.40s, not a Polygon or MultiPolygon", member, name);
-	if (coords == NULL)
+	if (!json_object_object_get_ex(g, "coordinates", &coords))
 		return FeatureFail(err, "its %s (a %s) has no \"coordinates\"", member, name);
+	c = PbNumFromJson(t, coords);
 	if (strcmp(name, "Polygon") == 0)
-		return WritePolygon(w, coords, member, 0, err);
-	if (!json_object_is_type(coords, json_type_array))
+		return WritePolygon(w, t, c, member, 0, err);
+	mp = &t->nodes[c];
+	if (mp->kind != PB_NUM_ARRAY)
 		return FeatureFail(err, "the coordinates of its %s are %s, not an array of polygons",
-						   member, PbJsonTypeName(coords));
+						   member, PbNumWhat(t, c));
 	{
-		size_t		n = json_object_array_length(coords);
 		size_t		slot;
 
 		PbEwkbHeader(w, PB_MULTIPOLYGONTYPE, 0);
 		slot = PbEwkbCountSlot(w);
-		PbEwkbSetCount(w, slot, (uint32_t) n);
-		for (size_t p = 0; p < n; p++)
+		PbEwkbSetCount(w, slot, mp->count);
+		for (uint32_t p = 0; p < mp->count; p++)
 		{
-			PbStatus	st = WritePolygon(w, json_object_array_get_idx(coords, p),
-										  member, p + 1, err);
+			PbStatus	st = WritePolygon(w, t, t->kids[mp->first + p], member, p + 1, err);
 
 			if (st != PB_OK)
 				return st;
@@ -298,8 +298,8 @@ Attributes(json_object *f, PbJsonRecord *rec, PbError *err)
 
 /* Make a feature into a record (see json_geojson.h). */
 PbStatus
-PbGeoJsonFeature(json_object *f, const PbJsonOptions *opt, PbJsonRecord *rec,
-				 PbError *err)
+PbGeoJsonFeature(json_object *f, const PbJsonOptions *opt, PbNumTree *nums,
+				 PbJsonRecord *rec, PbError *err)
 {
 	const char *member = opt->nucleus_geometry ? "nucleusGeometry" : "geometry";
 	json_object *type = Member(f, "type");
@@ -326,7 +326,7 @@ PbGeoJsonFeature(json_object *f, const PbJsonOptions *opt, PbJsonRecord *rec,
 		return FeatureFail(err, "no \"geometry\" member");
 	if (g == NULL)
 		return PB_OK;
-	st = WriteGeometry(&rec->geom, g, member, err);
+	st = WriteGeometry(&rec->geom, nums, g, member, err);
 	rec->has_geom = st == PB_OK;
 	return st;
 }

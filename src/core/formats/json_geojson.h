@@ -23,13 +23,17 @@
 #ifndef PB_JSON_GEOJSON_H
 #define PB_JSON_GEOJSON_H
 
+#include "json_numbers.h"
 #include "json_record.h"
 
 struct json_object;
 
-/* Make feature into rec (empty on entry); on error rec holds what was made. */
+/*
+ * Make feature into rec (empty on entry); on error rec holds what was
+ * made.  nums holds the numeric arrays PbNumSubstitute took from its bytes.
+ */
 extern PbStatus PbGeoJsonFeature(struct json_object *feature,
-								 const PbJsonOptions *opt, PbJsonRecord *rec,
-								 PbError *err);
+								 const PbJsonOptions *opt, PbNumTree *nums,
+								 PbJsonRecord *rec, PbError *err);
 
 #endif							/* PB_JSON_GEOJSON_H */

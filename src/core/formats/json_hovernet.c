@@ -65,47 +65,49 @@ TypeMembers(json_object *nuc, PbJsonRecord *rec, PbError *err)
  * array of [x, y] positions of finite numbers with 3 distinct ones.
  */
 static PbStatus
-ContourPoints(json_object *nuc, double **xy, uint32_t *n, PbError *err)
+ContourPoints(json_object *nuc, PbNumTree *t, double **xy, uint32_t *n, PbError *err)
 {
 	json_object *c;
-	size_t		len;
-	uint32_t	distinct = 0;
+	const PbNumNode *arr;
+	uint32_t	node,
+				distinct = 0;
 
 	*xy = NULL;
 	*n = 0;
 	if (!json_object_object_get_ex(nuc, "contour", &c))
 		return NucleusFail(err, "no \"contour\" member");
-	if (!json_object_is_type(c, json_type_array))
-		return NucleusFail(err, "its contour is %s, not an array of [x, y] points", PbJsonTypeName(c));
-	len = json_object_array_length(c);
-	if (len > UINT32_MAX / 4)
-		return NucleusFail(err, "its contour has too many points");
-	*xy = malloc(sizeof(double) * 2 * (len + 1));
+	node = PbNumFromJson(t, c);
+	arr = &t->nodes[node];
+	if (arr->kind != PB_NUM_ARRAY)
+		return NucleusFail(err, "its contour is %s, not an array of [x, y] points",
+						   PbNumWhat(t, node));
+	*xy = malloc(sizeof(double) * 2 * ((size_t) arr->count + 1));
 	if (*xy == NULL)
 		PbOutOfMemory();
-	for (size_t i = 0; i < len; i++)
+	for (uint32_t i = 0; i < arr->count; i++)
 	{
-		json_object *pt = json_object_array_get_idx(c, i);
+		const PbNumNode *pt = PbNumKid(t, arr, i);
 		double	   *v = *xy + 2 * i;
 
-		if (!json_object_is_type(pt, json_type_array) || json_object_array_length(pt) < 2)
-			return NucleusFail(err, "point %zu of its contour is %s, not [x, y]", i + 1,
-							   json_object_is_type(pt, json_type_array) ? "too short" :
-							   PbJsonTypeName(pt));
-		for (int k = 0; k < 2; k++)
+		if (pt->kind != PB_NUM_ARRAY || pt->count < 2)
+			return NucleusFail(err, "point %u of its contour is %s, not [x, y]", i + 1,
+							   pt->kind == PB_NUM_ARRAY ? "too short" :
+							   PbNumWhat(t, t->kids[arr->first + i]));
+		for (uint32_t k = 0; k < 2; k++)
 		{
-			const char *bad = PbJsonCoordinate(json_object_array_get_idx(pt, k), &v[k]);
+			const PbNumNode *x = PbNumKid(t, pt, k);
 
-			if (bad != NULL)
-				return NucleusFail(err, "point %zu of its contour: %c is %s, not a finite number",
-								   i + 1, k == 0 ? 'x' : 'y', bad);
+			if (x->kind != PB_NUM_NUMBER)
+				return NucleusFail(err, "point %u of its contour: %c is %s, not a finite number",
+								   i + 1, k == 0 ? 'x' : 'y', PbNumWhat(t, t->kids[pt->first + k]));
+			v[k] = x->value;
 		}
 		/* distinct from every earlier point, while fewer than 3 are known */
 		if (distinct < 3)
 		{
 			int			seen = 0;
 
-			for (size_t j = 0; j < i && !seen; j++)
+			for (uint32_t j = 0; j < i && !seen; j++)
 				seen = (*xy)[2 * j] == v[0] && (*xy)[2 * j + 1] == v[1];
 			distinct += !seen;
 		}
@@ -113,7 +115,7 @@ ContourPoints(json_object *nuc, double **xy, uint32_t *n, PbError *err)
 	if (distinct < 3)
 		return NucleusFail(err, "its contour has %u distinct point%s, fewer than a polygon needs (3)",
 						   distinct, distinct == 1 ? "" : "s");
-	*n = (uint32_t) len;
+	*n = arr->count;
 	return PB_OK;
 }
 
@@ -169,7 +171,7 @@ WritePixelEdges(const double *xy, uint32_t n, PbEwkb *w, PbError *err)
 /* Make a nucleus into a record (see json_hovernet.h). */
 PbStatus
 PbHoverNetNucleus(const char *id, json_object *nuc, const PbJsonOptions *opt,
-				  PbJsonRecord *rec, PbError *err)
+				  PbNumTree *nums, PbJsonRecord *rec, PbError *err)
 {
 	double	   *xy = NULL;
 	uint32_t	n;
@@ -180,7 +182,7 @@ PbHoverNetNucleus(const char *id, json_object *nuc, const PbJsonOptions *opt,
 		return NucleusFail(err, "%s, not an object", PbJsonTypeName(nuc));
 	st = TypeMembers(nuc, rec, err);
 	if (st == PB_OK)
-		st = ContourPoints(nuc, &xy, &n, err);
+		st = ContourPoints(nuc, nums, &xy, &n, err);
 	if (st == PB_OK)
 	{
 		if (opt->contour_as_written)

@@ -20,13 +20,17 @@
 #ifndef PB_JSON_HOVERNET_H
 #define PB_JSON_HOVERNET_H
 
+#include "json_numbers.h"
 #include "json_record.h"
 
 struct json_object;
 
-/* Make nucleus id (its member name) into rec (empty on entry). */
+/*
+ * Make nucleus id (its member name) into rec (empty on entry); nums holds
+ * the numeric arrays PbNumSubstitute took from its bytes.
+ */
 extern PbStatus PbHoverNetNucleus(const char *id, struct json_object *nucleus,
-								  const PbJsonOptions *opt, PbJsonRecord *rec,
-								  PbError *err);
+								  const PbJsonOptions *opt, PbNumTree *nums,
+								  PbJsonRecord *rec, PbError *err);
 
 #endif							/* PB_JSON_HOVERNET_H */

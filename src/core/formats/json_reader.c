@@ -4,6 +4,7 @@
  */
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -91,20 +92,39 @@ AddItem(PbJsonReader *r, const PbJsonElement *e)
 	r->nitems++;
 }
 
-/* Parse record i's JSON and make it into its record. */
+/*
+ * Parse record i's JSON (its numeric arrays by PbNumSubstitute, the rest
+ * by json-c) and make it into its record.
+ */
 static void
 ParseRecord(PbJsonReader *r, PbJsonItem *it, PbJsonRecord *rec,
-			struct json_tokener *tok)
+			struct json_tokener *tok, PbNumTree *nums)
 {
 	const char *data = r->bytes + it->at;
+	char	   *copy = malloc(it->len + 1);
 	json_object *obj;
+	size_t		len,
+				bad_at;
 
-	obj = json_tokener_parse_ex(tok, data, (int) it->len);
+	if (copy == NULL)
+		PbOutOfMemory();
+	if (PbNumSubstitute(nums, data, it->len, copy, &len, &bad_at) != 0)
+	{
+		free(copy);
+		it->status = PB_ERR_FORMAT;
+		it->err_at = bad_at;
+		snprintf(it->err.message, sizeof(it->err.message),
+				 "not JSON: a control character (byte 0x%02x) in a string",
+				 (unsigned char) data[bad_at]);
+		return;
+	}
+	obj = json_tokener_parse_ex(tok, copy, (int) len);
 	if (obj == NULL && json_tokener_get_error(tok) == json_tokener_continue)
 		obj = json_tokener_parse_ex(tok, " ", 1);	/* end a number */
+	free(copy);
 	if (obj == NULL && json_tokener_get_error(tok) != json_tokener_success)
 	{
-		size_t		at = json_tokener_get_parse_end(tok);
+		size_t		at = PbNumFileOffset(nums, json_tokener_get_parse_end(tok));
 
 		it->status = PB_ERR_FORMAT;
 		it->err_at = at < it->len ? at : it->len;
@@ -113,11 +133,11 @@ ParseRecord(PbJsonReader *r, PbJsonItem *it, PbJsonRecord *rec,
 		return;
 	}
 	if (r->split.layout == PB_JSON_FEATURES)
-		it->status = PbGeoJsonFeature(obj, &r->opt, rec, &it->err);
+		it->status = PbGeoJsonFeature(obj, &r->opt, nums, rec, &it->err);
 	else
 	{
 		json_object_object_foreach(obj, key, val)
-			it->status = PbHoverNetNucleus(key, val, &r->opt, rec, &it->err);
+			it->status = PbHoverNetNucleus(key, val, &r->opt, nums, rec, &it->err);
 	}
 	json_object_put(obj);
 }
@@ -134,7 +154,9 @@ ParseItem(void *arg, int64_t i)
 	jmp_buf		recover;
 	jmp_buf    *outer = pb_oom_recover;
 	struct json_tokener *tok;
+	PbNumTree	nums;
 
+	memset(&nums, 0, sizeof(nums));
 	if (setjmp(recover) != 0)
 	{
 		pb_oom_recover = outer;
@@ -146,8 +168,9 @@ ParseItem(void *arg, int64_t i)
 	if (tok == NULL)
 		PbOutOfMemory();
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	ParseRecord(r, it, &r->records[i], tok);
+	ParseRecord(r, it, &r->records[i], tok, &nums);
 	json_tokener_free(tok);
+	PbNumFree(&nums);
 	pb_oom_recover = outer;
 }
 

@@ -224,6 +224,11 @@ BeginValue(PbJsonSplit *s)
 	s->arrays = 0;
 }
 
+/* The bytes that matter to the scanner inside a container. */
+static const uint8_t structural[256] = {
+	['"'] = 1, ['['] = 1, [']'] = 1, ['{'] = 1, ['}'] = 1
+};
+
 /* Whether c ends a number, true, false or null. */
 static inline int
 ScalarEnd(unsigned char c)
@@ -268,15 +273,11 @@ ScanValue(PbJsonSplit *s, int outer_depth, PbError *err)
 			}
 			while (p < n && b[p] != '"')
 			{
-				if (b[p] == '\\')
+				/* an escape takes the next byte, maybe after the next read */
+				if (b[p] == '\\' && ++p == n)
 				{
-					if (p + 1 == n)
-					{
-						s->escape = 1;
-						p++;
-						break;
-					}
-					p++;
+					s->escape = 1;
+					break;
 				}
 				p++;
 			}
@@ -297,6 +298,12 @@ ScanValue(PbJsonSplit *s, int outer_depth, PbError *err)
 		{
 			unsigned char c = b[p];
 
+			/* inside a container most bytes are none of "[]{} */
+			if (s->depth > 0 && !structural[c])
+			{
+				p++;
+				continue;
+			}
 			if (c == '"')
 			{
 				s->in_string = 1;

@@ -108,18 +108,25 @@ COMMENT ON FUNCTION pb_device_info() IS
 
 -- Two sets in one scan -------------------------------------------------------
 
+-- Figures of the pairs, not of a matching: for the metrics papers report
+-- (F1, PQ, AJI, pixel Dice) use pb_match_stats (doc/metrics.md).
 CREATE TYPE pb_set_comparison AS (
 	pairs bigint,				-- MBR-intersecting (a, b) pairs, as PostGIS's && finds them
 	pairs_intersecting bigint,	-- pairs whose intersection area is > 0
-	jaccard_mean float8,		-- J'
-	jaccard_total float8,		-- sum |p∩q| / sum |p∪q| over intersecting pairs
-	dice_mean float8,			-- mean of 2|p∩q|/(|p|+|q|) over intersecting pairs
+	jaccard_mean float8,		-- J': the mean IoU over intersecting pairs, every pair counted
+								-- (a nucleus overlapping three others counts three times)
+	jaccard_total float8,		-- sum |p∩q| / sum |p∪q| over intersecting pairs: not AJI
+								-- (no one-to-one pairing, unpaired areas left out)
+	dice_mean float8,			-- mean of 2|p∩q|/(|p|+|q|) over intersecting pairs: not
+								-- pixel Dice (pb_match_stats' dice_pixel)
 	intersection_area float8,	-- sum |p∩q|
 	union_area float8,			-- sum |p∪q| over intersecting pairs
 	polygons_a bigint,			-- rows of set a
 	polygons_b bigint,			-- rows of set b
-	missed_a bigint,			-- polygons of set a that intersect nothing (area > 0) in b
-	missed_b bigint				-- polygons of set b that intersect nothing in a
+	missed_a bigint,			-- polygons of set a that intersect nothing (area > 0) in b:
+								-- not the false negatives at any IoU threshold
+	missed_b bigint				-- polygons of set b that intersect nothing in a: not the
+								-- false positives
 );
 COMMENT ON TYPE pb_set_comparison IS
 	'Result of pb_compare_sets: the pb_comparison figures plus the polygons of each set and those that intersect nothing in the other.';
@@ -223,6 +230,105 @@ CREATE FUNCTION pb_intersecting_pairs(table_a regclass, id_column_a name, geom_c
 COMMENT ON FUNCTION pb_intersecting_pairs(regclass, name, name, regclass, name, name) IS
 	'One row per pair of polygons of table_a and table_b whose intersection area is > 0: their ids, the area of each (ST_Area), and the exact intersection area; the pairs are found and computed by the SCCG pipeline (no join), in no particular order.';
 
+-- Instance metrics -------------------------------------------------------------
+-- stardist.matching's figures, HoVer-Net's AJI, AJI+ and pixel Dice, from the
+-- exact areas of the pairs the pipeline finds (doc/metrics.md).
+
+CREATE TYPE pb_match_stats_result AS (
+	n_true bigint,				-- objects of set a, the reference (non-NULL geometries)
+	n_pred bigint,				-- objects of set b, the prediction
+	tp bigint,					-- matched pairs: one-to-one, IoU >= threshold
+	fp bigint,					-- n_pred - tp
+	fn bigint,					-- n_true - tp
+	precision float8,			-- tp / (tp + fp)
+	recall float8,				-- tp / (tp + fn)
+	accuracy float8,			-- tp / (tp + fp + fn)
+	f1 float8,					-- 2 tp / (2 tp + fp + fn)
+	mean_true_score float8,		-- sum of matched IoUs / n_true
+	mean_matched_score float8,	-- sum of matched IoUs / tp
+	panoptic_quality float8,	-- sum of matched IoUs / (tp + fp/2 + fn/2)
+	sq float8,					-- segmentation quality: mean_matched_score
+	dq float8,					-- detection quality: tp / (tp + fp/2 + fn/2); pq = sq * dq
+	aji float8,					-- aggregated Jaccard index (Kumar et al.; HoVer-Net's get_fast_aji)
+	aji_plus float8,			-- AJI over a one-to-one matching of maximum IoU (HoVer-Net)
+	dice_pixel float8,			-- 2|A∩B| / (|A| + |B|) of the unions A, B of the sets
+	threshold float8			-- the IoU threshold of the matching
+);
+COMMENT ON TYPE pb_match_stats_result IS
+	'Result of pb_match_stats: stardist.matching''s figures (every division by 0 gives 0), HoVer-Net''s sq, dq, AJI, AJI+ and pixel Dice.';
+
+CREATE FUNCTION pb_match_stats_transfn(internal, geometry, boolean, float8) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_match_stats_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_stats_transfn(internal, geometry, boolean, float8) IS
+	'Transition function of pb_match_stats: decodes one polygon of set a (true) or b (false) and checks the IoU threshold.';
+
+CREATE FUNCTION pb_match_stats_default_transfn(internal, geometry, boolean) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_match_stats_default_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_stats_default_transfn(internal, geometry, boolean) IS
+	'Transition function of pb_match_stats at the default IoU threshold 0.5.';
+
+CREATE FUNCTION pb_match_stats_combinefn(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_match_stats_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_stats_combinefn(internal, internal) IS
+	'Combine function of pb_match_stats: merges the decoded polygons (thresholds must agree).';
+
+CREATE FUNCTION pb_match_stats_serialfn(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'pb_match_stats_serialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_stats_serialfn(internal) IS
+	'Serialization function of pb_match_stats.';
+
+CREATE FUNCTION pb_match_stats_deserialfn(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_match_stats_deserialfn'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_stats_deserialfn(bytea, internal) IS
+	'Deserialization function of pb_match_stats.';
+
+CREATE FUNCTION pb_match_stats_finalfn(internal) RETURNS pb_match_stats_result
+	AS 'MODULE_PATHNAME', 'pb_match_stats_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_stats_finalfn(internal) IS
+	'Final function of pb_match_stats: every overlapping pair from the SCCG pipeline with its exact area, then the matchings and the metrics.';
+
+CREATE AGGREGATE pb_match_stats(geometry, boolean, float8) (
+	SFUNC = pb_match_stats_transfn,
+	STYPE = internal,
+	FINALFUNC = pb_match_stats_finalfn,
+	FINALFUNC_MODIFY = READ_WRITE,
+	COMBINEFUNC = pb_match_stats_combinefn,
+	SERIALFUNC = pb_match_stats_serialfn,
+	DESERIALFUNC = pb_match_stats_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE pb_match_stats(geometry, boolean, float8) IS
+	'Instance metrics of two polygon sets in one scan (second argument: true for set a, the reference; false for set b, the prediction; third: the IoU threshold in [0, 1], the same in every row): stardist.matching''s tp, fp, fn, precision, recall, accuracy, f1, mean scores and panoptic quality (sq, dq), AJI, AJI+ and pixel Dice. NULL geometries take no part.';
+
+CREATE AGGREGATE pb_match_stats(geometry, boolean) (
+	SFUNC = pb_match_stats_default_transfn,
+	STYPE = internal,
+	FINALFUNC = pb_match_stats_finalfn,
+	FINALFUNC_MODIFY = READ_WRITE,
+	COMBINEFUNC = pb_match_stats_combinefn,
+	SERIALFUNC = pb_match_stats_serialfn,
+	DESERIALFUNC = pb_match_stats_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE pb_match_stats(geometry, boolean) IS
+	'pb_match_stats at the IoU threshold 0.5.';
+
+CREATE FUNCTION pb_match_objects(table_a regclass, id_column_a name, geom_column_a name,
+								 table_b regclass, id_column_b name, geom_column_b name,
+								 iou_threshold float8 DEFAULT 0.5)
+	RETURNS TABLE (in_a boolean, id bigint, match_id bigint, iou float8, status text)
+	AS 'MODULE_PATHNAME', 'pb_match_objects'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED
+	SET search_path FROM CURRENT;
+COMMENT ON FUNCTION pb_match_objects(regclass, name, name, regclass, name, name, float8) IS
+	'The matching of pb_match_stats per object, one row for each polygon of table_a (the reference) and table_b: status tp with the id of its partner and their IoU, or fn (table_a) / fp (table_b) with match_id NULL and its largest IoU with any polygon of the other table (0 when none overlaps it). Rows of table_a come first.';
+
 -- Polygon text files -----------------------------------------------------------
 
 CREATE FUNCTION pb_read_polygons(path text, OUT line_number bigint, OUT id bigint, OUT geom geometry)
@@ -256,6 +362,25 @@ CREATE FUNCTION pb_read_hovernet(path text, contour text DEFAULT 'pixel_edges',
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pb_read_hovernet(text, text) IS
 	'The nuclei of a HoVer-Net JSON file on the server ("nuc": {id: {contour, type, type_prob, ...}}), one row each: its id, type, type_prob and polygon (SRID 0): with contour ''pixel_edges'' the pixels HoVer-Net fills from the contour (centres inside or on it) outlined along pixel edges, as QuPath and label images are; with ''as_written'' the contour through pixel centres, unchanged. Superusers and pg_read_server_files only.';
+
+-- Label images -------------------------------------------------------------------
+-- StarDist / Cellpose label images (one band of unsigned labels, 0 the
+-- background) to one polygon per label, along pixel edges, exactly.
+
+CREATE FUNCTION pb_read_labels(path text, OUT label bigint, OUT pixels bigint, OUT geom geometry)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_read_labels'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_read_labels(text) IS
+	'One row per label of a TIFF (8, 16, 32 or 1-bit, strips or tiles, BigTIFF, compressed) or PNG (1-16-bit gray) label image on the server, in label order: its pixel count and its outline along pixel edges (POLYGON with holes, MULTIPOLYGON when in several 4-connected parts) in image coordinates (x = column, y = row, y down; SRID 0). Superusers and pg_read_server_files only.';
+
+CREATE FUNCTION pb_labels_to_polygons(rast bytea, band int DEFAULT 1, space text DEFAULT 'pixel',
+									  OUT label bigint, OUT pixels bigint, OUT geom geometry)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_labels_to_polygons_wkb'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_labels_to_polygons(bytea, int, text) IS
+	'One row per nonzero label of one band (8BUI, 16BUI, 32BUI, 1BB, 2BUI, 4BUI; nodata is background) of a raster WKB, in label order: its pixel count and its outline along pixel edges. space pixel: image coordinates (column, row, y down; SRID 0) whatever the georeference; world: through the raster''s georeference and SRID, as ST_DumpAsPolygons and ST_Union give them.';
 
 -- Raster operations on raster WKB (ST_AsWKB(raster) / ST_RastFromWKB) ------------
 -- The raster-typed forms are in the pixelbox_raster extension; these work

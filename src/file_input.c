@@ -13,9 +13,7 @@
  * seen between chunks) and one line parser, so they take and refuse the
  * same files with the same messages; a bad line stops everything with an
  * error naming the file, line and column.  pb_compare_files parses its
- * files on threads (src/core/geom/parse_files.h), each with the reader
- * its name asks for (src/core/formats/file_formats.h: *.json and
- * *.geojson are read as json_input.c reads them).
+ * files on threads (src/core/geom/parse_files.h).
  */
 #include "postgres.h"
 
@@ -38,7 +36,7 @@
 
 /* Only roles allowed to read server files may (as for COPY FROM a file). */
 void
-PbCheckFileAccess(const char *caller)
+CheckFileAccess(const char *caller)
 {
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
 		ereport(ERROR,
@@ -68,7 +66,7 @@ ParseErrcode(PbStatus st)
  * one wording for both readers.
  */
 void
-PbReportFileError(const char *caller, const char *path, bool opened, int io_errno,
+ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
 				PbStatus st, int64 line, const PbError *err)
 {
 	if (io_errno != 0)
@@ -93,7 +91,7 @@ PbReportFileError(const char *caller, const char *path, bool opened, int io_errn
 
 /* A reader stopped by PbInterruptArrived: raise the cancel that stopped it. */
 void
-PbRaiseStop(const char *caller)
+RaiseStop(const char *caller)
 {
 	CHECK_FOR_INTERRUPTS();
 	elog(ERROR, "%s: reading stopped without a cancel", caller);
@@ -141,14 +139,14 @@ pb_read_polygons(PG_FUNCTION_ARGS)
 	MemoryContext rowcxt;
 	int			fd;
 
-	PbCheckFileAccess(caller);
+	CheckFileAccess(caller);
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	getTypeBinaryInputInfo(TupleDescAttr(rsinfo->setDesc, 2)->atttypid, &geom_recv, &geom_ioparam);
 	/* O_NONBLOCK: a FIFO must not block the open; the reader refuses it */
 	fd = OpenTransientFile(path, O_RDONLY | O_NONBLOCK | PG_BINARY);
 	if (fd < 0)
-		PbReportFileError(caller, path, false, errno != 0 ? errno : EIO, PB_OK, 0, NULL);
+		ReportFileError(caller, path, false, errno != 0 ? errno : EIO, PB_OK, 0, NULL);
 	PbPgAllocatorInit(&mem, CurrentMemoryContext);
 	PbBatchInit(&batch, &mem);
 	PbEwkbInit(&wkb, &mem);
@@ -169,9 +167,9 @@ pb_read_polygons(PG_FUNCTION_ARGS)
 		PbBatchReset(&batch);
 	}
 	if (st == PB_ERR_STOPPED)
-		PbRaiseStop(caller);
+		RaiseStop(caller);
 	if (st != PB_OK)
-		PbReportFileError(caller, path, true, rd.io_errno, st, rd.line, &err);
+		ReportFileError(caller, path, true, rd.io_errno, st, rd.line, &err);
 	PbTextReaderEnd(&rd);
 	PbEwkbFree(&wkb);
 	PbBatchFree(&batch);
@@ -278,7 +276,7 @@ MergeFiles(SetsState *sets, const FileList *fl, PbFileParse *files)
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("pb_compare_files: out of memory parsing \"%s\"", fp->path)));
 		if (fp->io_errno != 0 || fp->status != PB_OK)
-			PbReportFileError("pb_compare_files", fp->path, fp->opened != 0, fp->io_errno,
+			ReportFileError("pb_compare_files", fp->path, fp->opened != 0, fp->io_errno,
 							fp->status, fp->line, &fp->err);
 	}
 }
@@ -298,21 +296,21 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	PbRun		run = PbCpuRun();
 	PbStatus st;
 
-	PbCheckFileAccess("pb_compare_files");
+	CheckFileAccess("pb_compare_files");
 	ListPaths(&fl, PG_GETARG_ARRAYTYPE_P(0), true);
 	ListPaths(&fl, PG_GETARG_ARRAYTYPE_P(1), false);
 	files = palloc0(sizeof(PbFileParse) * (fl.n + 1));
 	for (int i = 0; i < fl.n; i++)
 	{
 		files[i].path = fl.paths[i];
-		files[i].read = PbFileReaderFor(fl.paths[i]);
+		files[i].parse = PbFileParserFor(fl.paths[i]);
 	}
 	sets = PbSetsCreate(CurrentMemoryContext);
 	PG_TRY();
 	{
 		st = PbParseFiles(files, (uint32) fl.n, &run);
 		if (st == PB_ERR_STOPPED)
-			PbRaiseStop("pb_compare_files");
+			RaiseStop("pb_compare_files");
 		MergeFiles(sets, &fl, files);
 	}
 	PG_FINALLY();

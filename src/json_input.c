@@ -113,11 +113,11 @@ ReadJsonRows(FunctionCallInfo fcinfo, const char *caller, const char *path,
 	/* O_NONBLOCK: a FIFO must not block the open; the reader refuses it */
 	fd = OpenTransientFile(path, O_RDONLY | O_NONBLOCK | PG_BINARY);
 	if (fd < 0)
-		PbReportFileError(caller, path, false, errno != 0 ? errno : EIO, PB_OK, 0, NULL);
+		ReportFileError(caller, path, false, errno != 0 ? errno : EIO, PB_OK, 0, NULL);
 	PbPgAllocatorInit(&mem, CurrentMemoryContext);
 	st = PbJsonReaderBegin(&rd, fd, want, opt, &mem, &run, &err);
 	if (st != PB_OK)
-		PbReportFileError(caller, path, true, rd.split.io_errno, st, 0, &err);
+		ReportFileError(caller, path, true, rd.split.io_errno, st, 0, &err);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "pb_read_json row",
 								   ALLOCSET_DEFAULT_SIZES);
 	PG_TRY();
@@ -143,14 +143,14 @@ ReadJsonRows(FunctionCallInfo fcinfo, const char *caller, const char *path,
 			}
 		}
 		if (st == PB_ERR_STOPPED)
-			PbRaiseStop(caller);
+			RaiseStop(caller);
 		if (st == PB_ERR_NOMEM)
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("%s: %s, line %lld: %s", caller, path,
 							(long long) rd.err_line, err.message)));
 		if (st != PB_OK)
-			PbReportFileError(caller, path, true, rd.split.io_errno, st,
+			ReportFileError(caller, path, true, rd.split.io_errno, st,
 							  rd.err_line, &err);
 	}
 	PG_FINALLY();
@@ -176,7 +176,7 @@ pb_read_geojson(PG_FUNCTION_ARGS)
 	char	   *member = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	PbJsonOptions opt = {0, 0};
 
-	PbCheckFileAccess(caller);
+	CheckFileAccess(caller);
 	if (strcmp(member, "nucleusGeometry") == 0)
 		opt.nucleus_geometry = 1;
 	else if (strcmp(member, "geometry") != 0)
@@ -202,7 +202,7 @@ pb_read_hovernet(PG_FUNCTION_ARGS)
 	char	   *contour = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	PbJsonOptions opt = {0, 0};
 
-	PbCheckFileAccess(caller);
+	CheckFileAccess(caller);
 	if (strcmp(contour, "as_written") == 0)
 		opt.contour_as_written = 1;
 	else if (strcmp(contour, "pixel_edges") != 0)

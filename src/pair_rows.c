@@ -6,7 +6,8 @@
  * run of rows at a time (decode_values.h); the pipeline pairs and computes
  * them as pb_compare_sets does, and every pair of positive intersection
  * area becomes a row (ids, the two polygons' areas, the intersection's
- * area).  No PostgreSQL join.
+ * area).  No PostgreSQL join.  The reading (PbReadTables) also serves
+ * pb_match_objects (match_stats.c).
  */
 #include "postgres.h"
 
@@ -24,16 +25,15 @@
 #define RUN_ROWS 16384			/* rows decoded together */
 #define SLICE_VALUES 512		/* polygons per thread job */
 
-/* The rows read so far and where the pairs go. */
+/* The rows read so far. */
 typedef struct PairRows
 {
+	const char *caller;
 	MemoryContext cxt;			/* the sets and the ids live here */
 	SetsState  *sets;
 	int64	   *ids;			/* per shape: its row's id */
 	bool	   *id_null;
 	uint32		cap;
-	Tuplestorestate *store;
-	TupleDesc	desc;
 	/* the run of rows not decoded yet */
 	MemoryContext run_cxt;		/* their polygons' bytes, reset after each run */
 	Oid			geomtype;
@@ -53,14 +53,14 @@ typedef struct RowReceiver
 
 /* The schema-qualified, quoted name of a relation. */
 static char *
-RelationName(Oid relid)
+RelationName(Oid relid, const char *caller)
 {
 	char	   *name = get_rel_name(relid);
 
 	if (name == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("%s: relation with OID %u does not exist", CALLER, relid)));
+				 errmsg("%s: relation with OID %u does not exist", caller, relid)));
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), name);
 }
 
@@ -70,7 +70,7 @@ RelationName(Oid relid)
  * where ::geometry names PostGIS's type.
  */
 static char *
-RowsQuery(FunctionCallInfo fcinfo)
+RowsQuery(FunctionCallInfo fcinfo, const char *caller)
 {
 	const char *id_a = quote_identifier(NameStr(*PG_GETARG_NAME(1))),
 			   *geom_a = quote_identifier(NameStr(*PG_GETARG_NAME(2))),
@@ -79,8 +79,8 @@ RowsQuery(FunctionCallInfo fcinfo)
 
 	return psprintf("SELECT a.%s::bigint, a.%s::geometry, true FROM %s a "
 					"UNION ALL SELECT b.%s::bigint, b.%s::geometry, false FROM %s b",
-					id_a, geom_a, RelationName(PG_GETARG_OID(0)),
-					id_b, geom_b, RelationName(PG_GETARG_OID(3)));
+					id_a, geom_a, RelationName(PG_GETARG_OID(0), caller),
+					id_b, geom_b, RelationName(PG_GETARG_OID(3), caller));
 }
 
 /* Remember the id of shape i (NULL when id_null), growing the arrays. */
@@ -105,7 +105,7 @@ KeepId(PairRows *pr, uint32 i, int64 id, bool id_null)
 static void
 AddShape(PairRows *pr, uint32 i, bool in_a, int64 id, bool id_null)
 {
-	PbSetsAdd(pr->sets, i, in_a, CALLER);
+	PbSetsAdd(pr->sets, i, in_a, pr->caller);
 	KeepId(pr, i, id, id_null);
 }
 
@@ -170,7 +170,7 @@ DecodeRun(PairRows *pr)
 	}
 	PG_END_TRY();
 	for (uint32 j = 0; !threaded && j < m; j++)
-		AddShape(pr, PbDecodeGeometryDatum(pr->geoms[j], pr->geomtype, batch, CALLER),
+		AddShape(pr, PbDecodeGeometryDatum(pr->geoms[j], pr->geomtype, batch, pr->caller),
 				 pr->run_in_a[j], pr->run_ids[j], pr->run_id_null[j]);
 	pr->n = 0;
 	MemoryContextReset(pr->run_cxt);
@@ -243,33 +243,66 @@ ReadRows(PairRows *pr, const char *query)
 	int			rc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "%s: SPI_connect failed", CALLER);
+		elog(ERROR, "%s: SPI_connect failed", pr->caller);
 	if ((plan = SPI_prepare(query, 0, NULL)) == NULL)
-		elog(ERROR, "%s: SPI_prepare failed: %s", CALLER, SPI_result_code_string(SPI_result));
+		elog(ERROR, "%s: SPI_prepare failed: %s", pr->caller, SPI_result_code_string(SPI_result));
 	memset(&opt, 0, sizeof(opt));
 	opt.read_only = true;
 	opt.dest = &rcv.pub;
 	/* a SELECT into a receiver tagged DestNone reports SPI_OK_UTILITY */
 	if ((rc = SPI_execute_plan_extended(plan, &opt)) < 0)
-		elog(ERROR, "%s: reading the tables failed: %s", CALLER, SPI_result_code_string(rc));
+		elog(ERROR, "%s: reading the tables failed: %s", pr->caller, SPI_result_code_string(rc));
 	SPI_finish();
 }
+
+/*
+ * Read the tables of fcinfo's arguments (table_a, id_column_a,
+ * geom_column_a, table_b, id_column_b, geom_column_b) into two sets and
+ * their rows' ids, allocated in cxt.  Rows with a NULL polygon take no
+ * part.
+ */
+void
+PbReadTables(FunctionCallInfo fcinfo, MemoryContext cxt, const char *caller, PbTableSets *out)
+{
+	char	   *query = RowsQuery(fcinfo, caller);
+	PairRows   *pr = palloc0(sizeof(PairRows));	/* a run of rows: not on the stack */
+
+	pr->caller = caller;
+	pr->cxt = cxt;
+	pr->run_cxt = AllocSetContextCreate(cxt, "pixelbox table rows", ALLOCSET_DEFAULT_SIZES);
+	pr->sets = PbSetsCreate(cxt);
+	ReadRows(pr, query);
+	MemoryContextDelete(pr->run_cxt);
+	out->sets = pr->sets;
+	out->ids = pr->ids;
+	out->id_null = pr->id_null;
+	pfree(pr);
+	pfree(query);
+}
+
+/* Where pb_intersecting_pairs' rows go. */
+typedef struct PairsOut
+{
+	PbTableSets ts;
+	Tuplestorestate *store;
+	TupleDesc	desc;
+} PairsOut;
 
 /* One pair of positive area becomes a row. */
 static void
 EmitPair(void *ctx, uint32_t a, uint32_t b, double area)
 {
-	PairRows   *pr = (PairRows *) ctx;
-	const PbBatch *batch = PbSetsBatch(pr->sets);
+	PairsOut   *po = (PairsOut *) ctx;
+	const PbBatch *batch = PbSetsBatch(po->ts.sets);
 	Datum		values[5];
-	bool		nulls[5] = {pr->id_null[a], pr->id_null[b], false, false, false};
+	bool		nulls[5] = {po->ts.id_null[a], po->ts.id_null[b], false, false, false};
 
-	values[0] = Int64GetDatum(pr->ids[a]);
-	values[1] = Int64GetDatum(pr->ids[b]);
+	values[0] = Int64GetDatum(po->ts.ids[a]);
+	values[1] = Int64GetDatum(po->ts.ids[b]);
 	values[2] = Float8GetDatum(batch->shapes[a].area);
 	values[3] = Float8GetDatum(batch->shapes[b].area);
 	values[4] = Float8GetDatum(area);
-	tuplestore_putvalues(pr->store, pr->desc, values, nulls);
+	tuplestore_putvalues(po->store, po->desc, values, nulls);
 }
 
 PG_FUNCTION_INFO_V1(pb_intersecting_pairs);
@@ -282,18 +315,15 @@ Datum
 pb_intersecting_pairs(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	char	   *query = RowsQuery(fcinfo);
-	PairRows   *pr = palloc0(sizeof(PairRows));	/* a run of rows: not on the stack */
+	MemoryContext cxt;
+	PairsOut	po;
 
 	InitMaterializedSRF(fcinfo, 0);
-	pr->cxt = AllocSetContextCreate(CurrentMemoryContext, CALLER, ALLOCSET_DEFAULT_SIZES);
-	pr->run_cxt = AllocSetContextCreate(pr->cxt, CALLER " rows", ALLOCSET_DEFAULT_SIZES);
-	pr->sets = PbSetsCreate(pr->cxt);
-	pr->store = rsinfo->setResult;
-	pr->desc = rsinfo->setDesc;
-	ReadRows(pr, query);
-	PbSetsPairs(pr->sets, EmitPair, pr, CALLER);
-	MemoryContextDelete(pr->cxt);
-	pfree(pr);
+	cxt = AllocSetContextCreate(CurrentMemoryContext, CALLER, ALLOCSET_DEFAULT_SIZES);
+	PbReadTables(fcinfo, cxt, CALLER, &po.ts);
+	po.store = rsinfo->setResult;
+	po.desc = rsinfo->setDesc;
+	PbSetsPairs(po.ts.sets, EmitPair, &po, CALLER);
+	MemoryContextDelete(cxt);
 	return (Datum) 0;
 }

@@ -71,17 +71,11 @@ extern int	pb_tile_shapes;
 /* pg_alloc.c: a PbAllocator on palloc in a memory context */
 extern void PbPgAllocatorInit(PbAllocator *mem, MemoryContext cxt);
 
-/*
- * file_input.c: the server-file rules every file reader shares: COPY's
- * permission check, one wording for a file's errors (not opened, not read,
- * not a regular file, or a bad line: "path, line N: message"), and the
- * cancel that stopped a reader.
- */
-extern void PbCheckFileAccess(const char *caller);
-extern void PbReportFileError(const char *caller, const char *path, bool opened,
-							  int io_errno, PbStatus st, int64 line,
-							  const PbError *err) pg_attribute_noreturn();
-extern void PbRaiseStop(const char *caller) pg_attribute_noreturn();
+/* file_input.c: the file readers' access rule, error wording and stop */
+extern void CheckFileAccess(const char *caller);
+extern void ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
+							PbStatus st, int64 line, const PbError *err);
+extern void RaiseStop(const char *caller) pg_attribute_noreturn();
 
 /* geom_input.c: decode a geometry argument or value into a batch shape */
 extern uint32_t PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno,
@@ -177,5 +171,26 @@ extern Datum PbSetsResultDatum(FunctionCallInfo fcinfo, const struct PbCompareAc
 							   const int64 *counts, const char *caller);
 typedef void (*PbSetsPairFn) (void *ctx, uint32_t a, uint32_t b, double area);
 extern void PbSetsPairs(SetsState *s, PbSetsPairFn emit, void *ctx, const char *caller);
+/* the aggregate support functions, for other aggregates over the same state */
+extern SetsState *PbSetsTransition(FunctionCallInfo fcinfo, const char *caller);
+extern SetsState *PbSetsCombine(FunctionCallInfo fcinfo, const char *caller);
+extern bytea *PbSetsSerialize(FunctionCallInfo fcinfo, const char *caller);
+extern SetsState *PbSetsDeserialize(FunctionCallInfo fcinfo, const char *caller);
+extern void PbSetsSetThreshold(SetsState *s, double threshold, const char *caller);
+extern bool PbSetsThreshold(const SetsState *s, double *threshold);
+extern const uint8 *PbSetsInA(const SetsState *s);
+
+/*
+ * pair_rows.c: the rows of two tables (arguments table, id column, geometry
+ * column, for a then b) read into a set pair, with each shape's row id
+ */
+typedef struct PbTableSets
+{
+	SetsState  *sets;
+	int64	   *ids;			/* per shape of the sets' batch */
+	bool	   *id_null;
+} PbTableSets;
+extern void PbReadTables(FunctionCallInfo fcinfo, MemoryContext cxt, const char *caller,
+						 PbTableSets *out);
 
 #endif							/* PIXELBOX_H */

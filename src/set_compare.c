@@ -12,7 +12,9 @@
  * tile's polygons whose float4 boxes meet, exactly the pairs PostGIS's &&
  * gives the Fig. 1(b) query, and computes them on CPU threads and the GPU.
  * Besides the pb_cross_compare figures it counts, per set, the polygons
- * that intersect nothing in the other.
+ * that intersect nothing in the other.  pb_match_stats (match_stats.c)
+ * keeps its polygons in the same state, through the same functions, with
+ * its IoU threshold.
  */
 #include "postgres.h"
 
@@ -29,7 +31,7 @@
 #include "parallel_handoff.h"
 #include "pixelbox.h"
 
-#define PB_SETS_FORMAT 3		/* version byte of serialized states */
+#define PB_SETS_FORMAT 4		/* version byte of serialized states */
 #define SETS_CHUNK_SHAPES 4096	/* shapes per packed chunk (a thread's job) */
 
 /* Packed chunks (src/core/shape_pack.h): a worker's rows, or the ones sent by one. */
@@ -54,6 +56,8 @@ struct SetsState
 	uint32		cap_in_a;
 	int32		srid;
 	bool		has_srid;
+	double		threshold;		/* pb_match_stats' IoU threshold, when set */
+	bool		has_threshold;
 	SetsPart   *parts;			/* workers' polygons, still packed */
 	uint32		nparts,
 				cap_parts;
@@ -197,53 +201,97 @@ SetsPartial(FunctionCallInfo fcinfo)
 	return agg != NULL && IsA(agg, AggState) && DO_AGGSPLIT_SERIALIZE(agg->aggsplit);
 }
 
-PG_FUNCTION_INFO_V1(pb_compare_sets_transfn);
 /*
- * Decode one row into the state; NULL geometry or NULL set skips the row.
- * A partial state (parallel worker, or the leader scanning beside them)
- * packs each row at once (shape_pack.h), about a quarter of a batch's
- * bytes: packing as it scans lets the parallel scan balance that work
- * too, instead of the leader packing all its rows at the end.  A worker
- * moves every full chunk into the query's shared memory (SetsHandOff).
+ * Decode one row (geometry argument 1, set argument 2) into the state
+ * (argument 0, made when NULL), which it returns; NULL geometry or NULL
+ * set skips the row.  A partial state (parallel worker, or the leader
+ * scanning beside them) packs each row at once (shape_pack.h), about a
+ * quarter of a batch's bytes: packing as it scans lets the parallel scan
+ * balance that work too, instead of the leader packing all its rows at
+ * the end.  A worker moves every full chunk into the query's shared
+ * memory (SetsHandOff).
  */
-Datum
-pb_compare_sets_transfn(PG_FUNCTION_ARGS)
+SetsState *
+PbSetsTransition(FunctionCallInfo fcinfo, const char *caller)
 {
 	MemoryContext aggcxt;
 	SetsState  *s;
 	uint32		shape;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "pb_compare_sets_transfn called in non-aggregate context");
+		elog(ERROR, "%s transition function called in non-aggregate context", caller);
 	s = PG_ARGISNULL(0) ? PbSetsCreate(aggcxt) : (SetsState *) PG_GETARG_POINTER(0);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		PG_RETURN_POINTER(s);
+		return s;
 	if (SetsPartial(fcinfo))
 	{
 		PbBatchReset(&s->scratch);
-		shape = PbDecodeGeometryArg(fcinfo, 1, &s->scratch, "pb_compare_sets");
-		PbCheckSetSrid(&s->srid, &s->has_srid, s->scratch.shapes[shape].srid,
-					   "pb_compare_sets");
+		shape = PbDecodeGeometryArg(fcinfo, 1, &s->scratch, caller);
+		PbCheckSetSrid(&s->srid, &s->has_srid, s->scratch.shapes[shape].srid, caller);
 		PbPackerAdd(&s->pack, &s->scratch, shape, PG_GETARG_BOOL(2));
 		if (!s->pack.open)
 			SetsHandOff(fcinfo, s);
-		PG_RETURN_POINTER(s);
+		return s;
 	}
-	shape = PbDecodeGeometryArg(fcinfo, 1, &s->batch, "pb_compare_sets");
-	PbSetsAdd(s, shape, PG_GETARG_BOOL(2), "pb_compare_sets");
-	PG_RETURN_POINTER(s);
+	shape = PbDecodeGeometryArg(fcinfo, 1, &s->batch, caller);
+	PbSetsAdd(s, shape, PG_GETARG_BOOL(2), caller);
+	return s;
 }
 
-/* Append the shapes of src (with their set tags) and its packed parts to dst. */
+PG_FUNCTION_INFO_V1(pb_compare_sets_transfn);
+/* Decode one row into the state (PbSetsTransition). */
+Datum
+pb_compare_sets_transfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(PbSetsTransition(fcinfo, "pb_compare_sets"));
+}
+
+/*
+ * Give the state its IoU threshold (pb_match_stats), which must be the
+ * same in every row of a group.
+ */
+void
+PbSetsSetThreshold(SetsState *s, double threshold, const char *caller)
+{
+	if (s->has_threshold && s->threshold != threshold)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: the IoU threshold must be the same in every row of a group (%g and %g)",
+						caller, s->threshold, threshold)));
+	s->threshold = threshold;
+	s->has_threshold = true;
+}
+
+/* The state's IoU threshold, when it has one. */
+bool
+PbSetsThreshold(const SetsState *s, double *threshold)
+{
+	*threshold = s->threshold;
+	return s->has_threshold;
+}
+
+/* Per shape of the batch: 1 in set a, 0 in set b (after PbSetsPairs). */
+const uint8 *
+PbSetsInA(const SetsState *s)
+{
+	return s->in_a;
+}
+
+/*
+ * Append the shapes of src (with their set tags) and its packed parts to
+ * dst, and its SRID and threshold, which must agree with dst's.
+ */
 static void
-SetsAppend(SetsState *dst, SetsState *src)
+SetsAppend(SetsState *dst, SetsState *src, const char *caller)
 {
 	const PbBatch *b = &src->batch;
 	PbBatch    *d = &dst->batch;
 	uint32		base = d->nshapes;
 
 	if (src->has_srid)
-		PbCheckSetSrid(&dst->srid, &dst->has_srid, src->srid, "pb_compare_sets");
+		PbCheckSetSrid(&dst->srid, &dst->has_srid, src->srid, caller);
+	if (src->has_threshold)
+		PbSetsSetThreshold(dst, src->threshold, caller);
 	PbBatchAppend(d, b);
 	for (uint32 i = 0; i < b->nshapes; i++)
 		SetsTag(dst, base + i, src->in_a[i]);
@@ -279,14 +327,14 @@ SetsKeepParts(SetsState *s, uint32 from)
 	}
 }
 
-PG_FUNCTION_INFO_V1(pb_compare_sets_combinefn);
 /*
- * Merge two partial states.  A worker's packed polygons stay packed (in
+ * Merge two partial states (arguments 0 and 1) into the first, returned
+ * (NULL when both are).  A worker's packed polygons stay packed (in
  * shared memory, or copied from its row) until the final function unpacks
  * every worker's at once, on threads, into a batch sized for them all.
  */
-Datum
-pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
+SetsState *
+PbSetsCombine(FunctionCallInfo fcinfo, const char *caller)
 {
 	MemoryContext aggcxt;
 	SetsState  *s1 = PG_ARGISNULL(0) ? NULL : (SetsState *) PG_GETARG_POINTER(0);
@@ -294,34 +342,44 @@ pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
 	uint32		from;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "pb_compare_sets_combinefn called in non-aggregate context");
+		elog(ERROR, "%s combine function called in non-aggregate context", caller);
 	if (s2 == NULL)
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
+		return s1;
 	if (s1 == NULL)
 		s1 = PbSetsCreate(aggcxt);
 	from = s1->nparts;
-	SetsAppend(s1, s2);
+	SetsAppend(s1, s2, caller);
 	SetsKeepParts(s1, from);
-	PG_RETURN_POINTER(s1);
+	return s1;
 }
 
-/* Bytes of the serialized state's header: format, SRID, has_srid, refs. */
-#define SETS_HEADER (1 + sizeof(int32) + 1 + sizeof(uint32))
-
-PG_FUNCTION_INFO_V1(pb_compare_sets_serialfn);
-/*
- * Serialize a partial state (worker to leader): where its chunks in shared
- * memory are, then the rest inline: the rows it packed, its decoded shapes
- * packed now, and its packed parts as they are.  A worker moves that rest
- * to shared memory too when it can, leaving only references to go through
- * the tuple queue.
- */
+PG_FUNCTION_INFO_V1(pb_compare_sets_combinefn);
+/* Merge two partial states (PbSetsCombine). */
 Datum
-pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
+pb_compare_sets_combinefn(PG_FUNCTION_ARGS)
+{
+	SetsState  *s = PbSetsCombine(fcinfo, "pb_compare_sets");
+
+	if (s == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(s);
+}
+
+/*
+ * Bytes of the serialized state's header: format, SRID, has_srid,
+ * threshold, has_threshold, refs.
+ */
+#define SETS_HEADER (1 + sizeof(int32) + 1 + sizeof(double) + 1 + sizeof(uint32))
+
+/*
+ * Serialize a partial state (argument 0; worker to leader): where its
+ * chunks in shared memory are, then the rest inline: the rows it packed,
+ * its decoded shapes packed now, and its packed parts as they are.  A
+ * worker moves that rest to shared memory too when it can, leaving only
+ * references to go through the tuple queue.
+ */
+bytea *
+PbSetsSerialize(FunctionCallInfo fcinfo, const char *caller)
 {
 	SetsState  *s = (SetsState *) PG_GETARG_POINTER(0);
 	PbPacker	more;
@@ -341,8 +399,8 @@ pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
 	if (size > MaxAllocSize - VARHDRSZ - SETS_HEADER - (size_t) s->nrefs * PB_HANDOFF_REF_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("pb_compare_sets: a parallel worker's polygons take %zu bytes packed, more than the 1 GB a partial state may hold",
-						size),
+				 errmsg("%s: a parallel worker's polygons take %zu bytes packed, more than the 1 GB a partial state may hold",
+						caller, size),
 				 errhint("Use more parallel workers (max_parallel_workers_per_gather), or none.")));
 	size += SETS_HEADER + (size_t) s->nrefs * PB_HANDOFF_REF_BYTES;
 	out = (bytea *) palloc(VARHDRSZ + size);
@@ -352,6 +410,9 @@ pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
 	memcpy(p, &s->srid, sizeof(int32));
 	p += sizeof(int32);
 	*p++ = s->has_srid;
+	memcpy(p, &s->threshold, sizeof(double));
+	p += sizeof(double);
+	*p++ = s->has_threshold;
 	memcpy(p, &s->nrefs, sizeof(uint32));
 	p += sizeof(uint32);
 	for (uint32 i = 0; i < s->nrefs; i++)
@@ -371,41 +432,48 @@ pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
 		p += s->parts[i].len;
 	}
 	PbPackerFree(&more);
-	PG_RETURN_BYTEA_P(out);
+	return out;
+}
+
+PG_FUNCTION_INFO_V1(pb_compare_sets_serialfn);
+/* Serialize a partial state (PbSetsSerialize). */
+Datum
+pb_compare_sets_serialfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(PbSetsSerialize(fcinfo, "pb_compare_sets"));
 }
 
 /* The error of a serialized state that is not one of ours. */
 static void
-BadState(void)
+BadState(const char *caller)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("pb_compare_sets: invalid serialized aggregate state")));
+			 errmsg("%s: invalid serialized aggregate state", caller)));
 }
 
 /* Check that part holds whole chunks, and count them (bodies are checked later). */
 static void
-CheckChunks(SetsPart *part)
+CheckChunks(SetsPart *part, const char *caller)
 {
 	for (size_t at = 0; at < part->len; part->chunks++)
 	{
 		PbPackCounts c;
 
 		if (PbPackReadHeader(part->data + at, part->len - at, &c) != 0)
-			BadState();
+			BadState(caller);
 		at += PB_PACK_HEADER_BYTES + c.body;
 	}
 }
 
-PG_FUNCTION_INFO_V1(pb_compare_sets_deserialfn);
 /*
- * Rebuild a state from pb_compare_sets_serialfn's bytes: its chunks stay
- * packed where they are, in shared memory or in the input row, for the
- * combine function that comes next to keep.  Chunk headers are checked
- * here, bodies when unpacked.
+ * Rebuild a state from PbSetsSerialize's bytes (argument 0): its chunks
+ * stay packed where they are, in shared memory or in the input row, for
+ * the combine function that comes next to keep.  Chunk headers are
+ * checked here, bodies when unpacked.
  */
-Datum
-pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
+SetsState *
+PbSetsDeserialize(FunctionCallInfo fcinfo, const char *caller)
 {
 	MemoryContext aggcxt;
 	bytea	   *in = PG_GETARG_BYTEA_P(0);
@@ -417,15 +485,17 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 	size_t		at = SETS_HEADER;
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "pb_compare_sets_deserialfn called in non-aggregate context");
+		elog(ERROR, "%s deserialization function called in non-aggregate context", caller);
 	if (len < SETS_HEADER || p[0] != PB_SETS_FORMAT)
-		BadState();
+		BadState(caller);
 	memcpy(&nrefs, p + SETS_HEADER - sizeof(uint32), sizeof(uint32));
 	if (nrefs > (len - SETS_HEADER) / PB_HANDOFF_REF_BYTES)
-		BadState();
+		BadState(caller);
 	s = PbSetsCreate(aggcxt);
 	memcpy(&s->srid, p + 1, sizeof(int32));
 	s->has_srid = p[1 + sizeof(int32)] != 0;
+	memcpy(&s->threshold, p + 2 + sizeof(int32), sizeof(double));
+	s->has_threshold = p[2 + sizeof(int32) + sizeof(double)] != 0;
 	for (uint32 i = 0; i < nrefs; i++, at += PB_HANDOFF_REF_BYTES)
 	{
 		PbHandoffRef ref;
@@ -437,7 +507,7 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 		part.data = PbHandoffFind(fcinfo, &ref, &part.area);
 		part.shared = (dsa_pointer) ref.pointer;
 		part.len = ref.len;
-		CheckChunks(&part);
+		CheckChunks(&part, caller);
 		SetsAddPart(s, part);
 	}
 	if (at < len)
@@ -446,10 +516,18 @@ pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
 		part.data = (uint8 *) p + at;
 		part.len = len - at;
 		part.in_row = true;
-		CheckChunks(&part);
+		CheckChunks(&part, caller);
 		SetsAddPart(s, part);
 	}
-	PG_RETURN_POINTER(s);
+	return s;
+}
+
+PG_FUNCTION_INFO_V1(pb_compare_sets_deserialfn);
+/* Rebuild a partial state (PbSetsDeserialize). */
+Datum
+pb_compare_sets_deserialfn(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(PbSetsDeserialize(fcinfo, "pb_compare_sets"));
 }
 
 /* Seconds on a monotonic clock (the report's merge and tiling times). */
@@ -468,7 +546,7 @@ NowSeconds(void)
  * own thread.
  */
 static void
-SetsUnpackParts(SetsState *s)
+SetsUnpackParts(SetsState *s, const char *caller)
 {
 	PbBatch    *b = &s->batch;
 	PbUnpackJob *jobs;
@@ -499,7 +577,7 @@ SetsUnpackParts(SetsState *s)
 			j = &jobs[njobs++];
 			j->chunk = s->parts[i].data + at;
 			if (PbPackReadHeader(j->chunk, s->parts[i].len - at, &j->counts) != 0)
-				BadState();
+				BadState(caller);
 			j->shape0 = (uint32) shapes;
 			j->ring0 = (uint32) rings;
 			j->ipt0 = (uint32) ipts;
@@ -513,7 +591,7 @@ SetsUnpackParts(SetsState *s)
 	if (shapes >= UINT32_MAX || rings >= UINT32_MAX || ipts >= UINT32_MAX || dpts >= UINT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("pb_compare_sets: more than 2^32 shapes, rings or points in one comparison")));
+				 errmsg("%s: more than 2^32 shapes, rings or points in one comparison", caller)));
 	t0 = NowSeconds();
 	PbBatchReserve(b, (uint32) shapes, (uint32) rings, (uint32) ipts, (uint32) dpts);
 	PbBatchAdviseHuge(b);
@@ -524,10 +602,10 @@ SetsUnpackParts(SetsState *s)
 	if (st == PB_ERR_STOPPED)
 	{
 		CHECK_FOR_INTERRUPTS();
-		elog(ERROR, "pb_compare_sets: unpacking stopped without a cancel");
+		elog(ERROR, "%s: unpacking stopped without a cancel", caller);
 	}
 	if (st != PB_OK)
-		BadState();
+		BadState(caller);
 	b->nshapes = (uint32) shapes;
 	b->nrings = (uint32) rings;
 	b->nipts = (uint32) ipts;
@@ -674,7 +752,7 @@ PbSetsResult(SetsState *s, FunctionCallInfo fcinfo, const char *caller)
 		uint32		n;
 		uint8	   *matched;
 
-		SetsUnpackParts(s);
+		SetsUnpackParts(s, caller);
 		n = s->batch.nshapes;
 		matched = palloc_extended(n + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		RunSets(s, &acc, matched, NULL, NULL, caller);
@@ -709,7 +787,7 @@ PbSetsPairs(SetsState *s, PbSetsPairFn emit, void *ctx, const char *caller)
 	PbCompareAcc acc;
 	uint8	   *matched;
 
-	SetsUnpackParts(s);
+	SetsUnpackParts(s, caller);
 	if (s->batch.nshapes == 0)
 		return;
 	PbCompareInit(&acc);

@@ -151,6 +151,19 @@
 	/* test_tiling.c */ \
 	X(test_tiling_random_sets) \
 	X(test_tiling_degenerate) \
+	/* test_match.c */ \
+	X(test_match_hand_worked) \
+	X(test_match_exact_half) \
+	X(test_match_greedy_is_wrong) \
+	X(test_match_aji_ties) \
+	X(test_match_empty_sets) \
+	X(test_match_bad_input) \
+	X(test_match_overcover) \
+	X(test_match_brute_force) \
+	X(test_match_dense_reference) \
+	X(test_match_order_independent) \
+	X(test_match_big_component) \
+	X(test_match_shape_order) \
 	/* test_json_split.c */ \
 	X(test_json_split_every_border) \
 	X(test_json_split_errors) \
@@ -190,5 +203,6 @@
 #include "tests_raster_gpu.h"
 #include "tests_ws.h"
 #include "tests_ws_gpu.h"
+#include "tests_labels.h"
 
 #endif							/* PB_TESTS_H */

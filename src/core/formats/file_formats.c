@@ -5,6 +5,8 @@
 #include <strings.h>
 
 #include "file_formats.h"
+#include "label_batch.h"
+#include "label_file.h"
 
 /* Whether path ends in suffix, in any case. */
 static int
@@ -16,13 +18,15 @@ EndsWith(const char *path, const char *suffix)
 	return n >= k && strcasecmp(path + n - k, suffix) == 0;
 }
 
-/* Pick the reader by the file's extension. */
-PbFileReadFn
-PbFileReaderFor(const char *path)
+/* Pick the parser by the file's extension. */
+PbFileParseFn
+PbFileParserFor(const char *path)
 {
 	if (EndsWith(path, ".geojson"))
 		return PbReadGeoJsonFile;
 	if (EndsWith(path, ".json"))
 		return PbReadJsonFile;
+	if (PbLabelFileName(path))
+		return PbLabelFileParse;
 	return NULL;
 }

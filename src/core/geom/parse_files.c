@@ -72,8 +72,8 @@ ParseOne(void *arg, int64_t i)
 	else
 	{
 		fp->opened = 1;
-		if (fp->read != NULL)
-			fp->read(fp, fd, job->run);
+		if (fp->parse != NULL)
+			fp->parse(fp, fd, job->run);
 		else
 			ParseOpen(fp, &rd, fd, job->run);
 		PbTextReaderEnd(&rd);

@@ -4,8 +4,7 @@
  * concurrently, each into a batch of its own.
  *
  * Threads read the files through the chunked reader (text_reader.h) and
- * call nothing but it and the line parser, or the reader of the file's
- * format the caller names (PbFileReadFn); the caller reports what they
+ * call nothing but it and the line parser; the caller reports what they
  * found, in file order, so the first bad file of the list is the one
  * named, as a sequential reader would.
  */
@@ -18,18 +17,19 @@
 struct PbFileParse;
 
 /*
- * A reader of one file format (src/core/formats/file_formats.h picks one
- * by the file's name): reads the open regular file fd into fp's batch as
- * the text reader does, setting status, line, err, io_errno and
- * out_of_memory the same way, and polling run->poll between chunks.
+ * The parser of a file format (src/core/formats/file_formats.h picks one by
+ * the file's name): reads the open regular file fd into fp's batch as the
+ * text reader does, setting status, line, err, io_errno and out_of_memory
+ * the same way, and polling run->poll between chunks.
  */
-typedef void (*PbFileReadFn) (struct PbFileParse *fp, int fd, const PbRun *run);
+typedef void (*PbFileParseFn) (struct PbFileParse *fp, int fd, const PbRun *run);
 
 /* One file to parse, and what came of it. */
 typedef struct PbFileParse
 {
 	const char *path;			/* in */
-	PbFileReadFn read;			/* in: its format's reader; NULL: polygon text */
+	/* in: the parser of a file that is not polygon text (NULL: text) */
+	PbFileParseFn parse;
 	PbBatch		batch;			/* its polygons, up to a bad line (malloc) */
 	int			opened;			/* nonzero: it was opened */
 	int			io_errno;		/* nonzero: it could not be opened (or read) */

@@ -30,8 +30,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "core/formats/label_batch.h"
-#include "core/formats/label_file.h"
+#include "core/formats/file_formats.h"
 #include "core/geom/pb_geom.h"
 #include "pixelbox.h"
 
@@ -91,7 +90,7 @@ ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
 }
 
 /* A reader stopped by PbInterruptArrived: raise the cancel that stopped it. */
-static void
+void
 RaiseStop(const char *caller)
 {
 	CHECK_FOR_INTERRUPTS();
@@ -304,7 +303,7 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	for (int i = 0; i < fl.n; i++)
 	{
 		files[i].path = fl.paths[i];
-		files[i].parse = PbLabelFileName(fl.paths[i]) ? PbLabelFileParse : NULL;
+		files[i].parse = PbFileParserFor(fl.paths[i]);
 	}
 	sets = PbSetsCreate(CurrentMemoryContext);
 	PG_TRY();

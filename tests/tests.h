@@ -163,7 +163,21 @@
 	X(test_match_dense_reference) \
 	X(test_match_order_independent) \
 	X(test_match_big_component) \
-	X(test_match_shape_order)
+	X(test_match_shape_order) \
+	/* test_json_split.c */ \
+	X(test_json_split_every_border) \
+	X(test_json_split_errors) \
+	X(test_json_split_limits) \
+	X(test_json_split_poll) \
+	X(test_json_split_not_regular) \
+	/* test_json_records.c */ \
+	X(test_json_geojson_features) \
+	X(test_json_records_threads) \
+	X(test_json_geojson_errors) \
+	X(test_json_hovernet_nuclei) \
+	X(test_json_hovernet_errors) \
+	X(test_contour_fill_truth) \
+	X(test_json_numbers_fast_path)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

@@ -163,7 +163,9 @@
 	X(test_match_dense_reference) \
 	X(test_match_order_independent) \
 	X(test_match_big_component) \
-	X(test_match_shape_order)
+	X(test_match_shape_order) \
+	/* test_pipeline.c: progress */ \
+	X(test_pipeline_progress)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

@@ -388,7 +388,7 @@ PbProgressNotice(void)
 				  (double) (now - cur.start) / 1e6);
 	left = SecondsLeft(cur.done, cur.total, cur.phase_start, now);
 	if (left >= 0)
-		snprintf(line + k, sizeof(line) - k, ", about %.0f s left", left);
+		snprintf(line + k, sizeof(line) - k, ", about %.*f s left", left < 10 ? 1 : 0, left);
 	HOLD_INTERRUPTS();
 	ereport(NOTICE, (errmsg("%s: %s", cur.operation, line)));
 	RESUME_INTERRUPTS();

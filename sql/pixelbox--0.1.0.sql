@@ -342,7 +342,45 @@ CREATE FUNCTION pb_compare_files(files_a text[], files_b text[]) RETURNS pb_set_
 	AS 'MODULE_PATHNAME', 'pb_compare_files'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pb_compare_files(text[], text[]) IS
-	'pb_compare_sets over two lists of polygon text files on the server (a directory stands for all its files), without loading them. Superusers and pg_read_server_files only.';
+	'pb_compare_sets over two lists of polygon files on the server (a directory stands for all its files), without loading them: polygon text, *.geojson (QuPath GeoJSON, its geometry) and *.json (GeoJSON, or HoVer-Net with pixel-edge polygons). Superusers and pg_read_server_files only.';
+
+-- GeoJSON and HoVer-Net JSON files ----------------------------------------------
+
+CREATE FUNCTION pb_read_geojson(path text, geometry_member text DEFAULT 'geometry',
+		OUT feature bigint, OUT id text, OUT object_type text, OUT classification text,
+		OUT measurements jsonb, OUT geom geometry)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_read_geojson'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_read_geojson(text, text) IS
+	'The features of a GeoJSON file on the server as QuPath writes it (a FeatureCollection or a bare array of features), one row each: its number in the file, id, properties.objectType, classification name, measurements (one object) and its Polygon or MultiPolygon (SRID 0, image coordinates) from geometry_member ''geometry'' or ''nucleusGeometry'' (NULL where a feature has none). Superusers and pg_read_server_files only.';
+
+CREATE FUNCTION pb_read_hovernet(path text, contour text DEFAULT 'pixel_edges',
+		OUT nucleus text, OUT type int, OUT type_prob float8, OUT geom geometry)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_read_hovernet'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_read_hovernet(text, text) IS
+	'The nuclei of a HoVer-Net JSON file on the server ("nuc": {id: {contour, type, type_prob, ...}}), one row each: its id, type, type_prob and polygon (SRID 0): with contour ''pixel_edges'' the pixels HoVer-Net fills from the contour (centres inside or on it) outlined along pixel edges, as QuPath and label images are; with ''as_written'' the contour through pixel centres, unchanged. Superusers and pg_read_server_files only.';
+
+-- Label images -------------------------------------------------------------------
+-- StarDist / Cellpose label images (one band of unsigned labels, 0 the
+-- background) to one polygon per label, along pixel edges, exactly.
+
+CREATE FUNCTION pb_read_labels(path text, OUT label bigint, OUT pixels bigint, OUT geom geometry)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_read_labels'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_read_labels(text) IS
+	'One row per label of a TIFF (8, 16, 32 or 1-bit, strips or tiles, BigTIFF, compressed) or PNG (1-16-bit gray) label image on the server, in label order: its pixel count and its outline along pixel edges (POLYGON with holes, MULTIPOLYGON when in several 4-connected parts) in image coordinates (x = column, y = row, y down; SRID 0). Superusers and pg_read_server_files only.';
+
+CREATE FUNCTION pb_labels_to_polygons(rast bytea, band int DEFAULT 1, space text DEFAULT 'pixel',
+									  OUT label bigint, OUT pixels bigint, OUT geom geometry)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_labels_to_polygons_wkb'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_labels_to_polygons(bytea, int, text) IS
+	'One row per nonzero label of one band (8BUI, 16BUI, 32BUI, 1BB, 2BUI, 4BUI; nodata is background) of a raster WKB, in label order: its pixel count and its outline along pixel edges. space pixel: image coordinates (column, row, y down; SRID 0) whatever the georeference; world: through the raster''s georeference and SRID, as ST_DumpAsPolygons and ST_Union give them.';
 
 -- Raster operations on raster WKB (ST_AsWKB(raster) / ST_RastFromWKB) ------------
 -- The raster-typed forms are in the pixelbox_raster extension; these work

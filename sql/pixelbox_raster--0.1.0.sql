@@ -63,3 +63,28 @@ BEGIN
 		'Watershed of one band of a raster (1BB, 8BUI, 16BUI, 32BF heights), 4- or 8-connected, on the GPU when there is one: marker-less (every regional minimum a basin, numbered 1, 2, ... in row-major order) when markers is NULL, else flooded from the nonzero labels of an integer markers raster on the same grid (pixels no marker reaches get 0). Pixels outside the optional mask, nodata and NaN pixels get 0; watershed_line sets the pixels where basins meet to 0. Returns labels of label_type (32BUI, 16BUI or 8BUI) with nodata 0, on the same grid.'$f$, rt);
 END
 $install$;
+
+-- Label rasters to polygons: the raster-typed form of pixelbox's
+-- pb_labels_to_polygons(bytea, ...).
+DO $labels$
+DECLARE
+	rt text := (SELECT quote_ident(n.nspname) FROM pg_extension e
+				JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'postgis_raster');
+	pg text := (SELECT quote_ident(n.nspname) FROM pg_extension e
+				JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'postgis');
+	pb text := (SELECT quote_ident(n.nspname) FROM pg_extension e
+				JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pixelbox');
+BEGIN
+	EXECUTE format($f$
+		CREATE FUNCTION pb_labels_to_polygons(rast %1$s.raster, band int DEFAULT 1,
+											  space text DEFAULT 'pixel', OUT label bigint,
+											  OUT pixels bigint, OUT geom %3$s.geometry)
+			RETURNS SETOF record
+			LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+			AS 'SELECT * FROM %2$s.pb_labels_to_polygons(%1$s.ST_AsWKB(rast), band, space)'$f$,
+		rt, pb, pg);
+	EXECUTE format($f$
+		COMMENT ON FUNCTION pb_labels_to_polygons(%1$s.raster, int, text) IS
+		'One row per nonzero label of one band of a label raster (8BUI, 16BUI, 32BUI, 1BB, 2BUI, 4BUI; nodata is background), in label order: its pixel count and its outline along pixel edges. space pixel: image coordinates (column, row, y down; SRID 0), whatever the georeference (a TIFF loaded by ST_FromGDALRaster has scale (1, -1): its world coordinates are upside down); world: through the raster''s georeference and SRID, as ST_DumpAsPolygons and ST_Union give them.'$f$, rt);
+END
+$labels$;

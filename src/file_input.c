@@ -30,11 +30,12 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "core/formats/file_formats.h"
 #include "core/geom/pb_geom.h"
 #include "pixelbox.h"
 
 /* Only roles allowed to read server files may (as for COPY FROM a file). */
-static void
+void
 CheckFileAccess(const char *caller)
 {
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
@@ -64,7 +65,7 @@ ParseErrcode(PbStatus st)
  * (io_errno) or taken (line 0: not a regular file), or of its bad line:
  * one wording for both readers.
  */
-static void
+void
 ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
 				PbStatus st, int64 line, const PbError *err)
 {
@@ -89,7 +90,7 @@ ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
 }
 
 /* A reader stopped by PbInterruptArrived: raise the cancel that stopped it. */
-static void
+void
 RaiseStop(const char *caller)
 {
 	CHECK_FOR_INTERRUPTS();
@@ -330,7 +331,10 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	ListPaths(&fl, PG_GETARG_ARRAYTYPE_P(1), false);
 	files = palloc0(sizeof(PbFileParse) * (fl.n + 1));
 	for (int i = 0; i < fl.n; i++)
+	{
 		files[i].path = fl.paths[i];
+		files[i].parse = PbFileParserFor(fl.paths[i]);
+	}
 	sets = PbSetsCreate(CurrentMemoryContext);
 	watch.files = files;
 	watch.n = (uint32) fl.n;

@@ -71,6 +71,12 @@ extern int	pb_tile_shapes;
 /* pg_alloc.c: a PbAllocator on palloc in a memory context */
 extern void PbPgAllocatorInit(PbAllocator *mem, MemoryContext cxt);
 
+/* file_input.c: the file readers' access rule, error wording and stop */
+extern void CheckFileAccess(const char *caller);
+extern void ReportFileError(const char *caller, const char *path, bool opened, int io_errno,
+							PbStatus st, int64 line, const PbError *err);
+extern void RaiseStop(const char *caller) pg_attribute_noreturn();
+
 /* geom_input.c: decode a geometry argument or value into a batch shape */
 extern uint32_t PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno,
 									PbBatch *batch, const char *caller);

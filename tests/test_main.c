@@ -21,6 +21,7 @@ PB_EDT_TESTS(X)
 PB_RASTER_GPU_TESTS(X)
 PB_WS_TESTS(X)
 PB_WS_GPU_TESTS(X)
+PB_LABEL_TESTS(X)
 #undef X
 
 static const struct
@@ -38,6 +39,7 @@ static const struct
 	PB_RASTER_GPU_TESTS(X)
 	PB_WS_TESTS(X)
 	PB_WS_GPU_TESTS(X)
+	PB_LABEL_TESTS(X)
 #undef X
 };
 

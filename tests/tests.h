@@ -164,6 +164,20 @@
 	X(test_match_order_independent) \
 	X(test_match_big_component) \
 	X(test_match_shape_order) \
+	/* test_json_split.c */ \
+	X(test_json_split_every_border) \
+	X(test_json_split_errors) \
+	X(test_json_split_limits) \
+	X(test_json_split_poll) \
+	X(test_json_split_not_regular) \
+	/* test_json_records.c */ \
+	X(test_json_geojson_features) \
+	X(test_json_records_threads) \
+	X(test_json_geojson_errors) \
+	X(test_json_hovernet_nuclei) \
+	X(test_json_hovernet_errors) \
+	X(test_contour_fill_truth) \
+	X(test_json_numbers_fast_path) \
 	/* test_pipeline.c: progress */ \
 	X(test_pipeline_progress)
 
@@ -191,5 +205,6 @@
 #include "tests_raster_gpu.h"
 #include "tests_ws.h"
 #include "tests_ws_gpu.h"
+#include "tests_labels.h"
 
 #endif							/* PB_TESTS_H */

@@ -6,7 +6,9 @@ which Debian ships), segmented two ways so that they disagree as two real
 algorithms do (touching nuclei, merged blobs, holes); generated label images
 add shapes the real ones may lack (several parts per label, nested objects).
 Files are written with GDAL (TIFF, PNG; truth polygons by GDAL's Polygonize)
-and OpenCV (HoVer-Net's contours), never with pixelbox's own code.
+and OpenCV (HoVer-Net's contours), never with pixelbox's own code.  Without
+GDAL (the GPU machine) the label images can still be made, and written as
+PNG with OpenCV (write_png_cv2).
 
 Coordinates are image coordinates: x = column, y = row (y down), pixel (c, r)
 is the square [c, c + 1] x [r, r + 1] (QuPath's and the label image's view).
@@ -15,12 +17,15 @@ import json
 import uuid
 
 import numpy as np
-from osgeo import gdal, ogr
 from scipy import ndimage as ndi
 from skimage import color, data, feature, filters, morphology, segmentation
 
-gdal.UseExceptions()
-ogr.UseExceptions()
+try:        # GDAL writes the files and the truth; the GPU machine has none
+    from osgeo import gdal, ogr
+    gdal.UseExceptions()
+    ogr.UseExceptions()
+except ImportError:
+    gdal = ogr = None
 
 CLASSES = ("Tumor", "Stroma", "Immune cells")
 CLASS_COLOURS = {"Tumor": [200, 0, 0], "Stroma": [150, 200, 150], "Immune cells": [160, 90, 160]}
@@ -140,6 +145,15 @@ def write_png(path, labels, dtype="uint16"):
     mem = gdal.GetDriverByName("MEM").Create("", w, h, 1, _gdal_type(dtype))
     mem.GetRasterBand(1).WriteArray(labels.astype(dtype))
     gdal.GetDriverByName("PNG").CreateCopy(path, mem)
+
+
+def write_png_cv2(path, labels):
+    """Write a 16-bit grayscale label PNG with OpenCV (where GDAL is missing)."""
+    import cv2
+
+    _check_fits(labels, "uint16")
+    if not cv2.imwrite(path, labels.astype(np.uint16)):
+        raise OSError("OpenCV could not write " + path)
 
 
 def _polygonize(labels):

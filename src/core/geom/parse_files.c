@@ -73,7 +73,10 @@ ParseOne(void *arg, int64_t i)
 	else
 	{
 		fp->opened = 1;
-		ParseOpen(fp, &rd, fd, job->run);
+		if (fp->parse != NULL)
+			fp->parse(fp, fd, job->run);
+		else
+			ParseOpen(fp, &rd, fd, job->run);
 		PbTextReaderEnd(&rd);
 		close(fd);
 	}

@@ -14,10 +14,22 @@
 #include "batch.h"
 #include "../base/pb_base.h"
 
+struct PbFileParse;
+
+/*
+ * The parser of a file format (src/core/formats/file_formats.h picks one by
+ * the file's name): reads the open regular file fd into fp's batch as the
+ * text reader does, setting status, line, err, io_errno and out_of_memory
+ * the same way, and polling run->poll between chunks.
+ */
+typedef void (*PbFileParseFn) (struct PbFileParse *fp, int fd, const PbRun *run);
+
 /* One file to parse, and what came of it. */
 typedef struct PbFileParse
 {
 	const char *path;			/* in */
+	/* in: the parser of a file that is not polygon text (NULL: text) */
+	PbFileParseFn parse;
 	PbBatch		batch;			/* its polygons, up to a bad line (malloc) */
 	int			opened;			/* nonzero: it was opened */
 	int			io_errno;		/* nonzero: it could not be opened (or read) */

@@ -48,22 +48,18 @@ FileKind(mode_t mode)
 	return "of an unknown kind";
 }
 
-/* Check fd is a regular file, make its reads blocking, set up the buffer. */
+/* Check fd is a regular file and make its reads blocking. */
 PbStatus
-PbTextReaderBegin(PbTextReader *r, int fd, size_t max_line,
-				  const PbAllocator *mem, PbPollFn poll, void *poll_arg,
-				  PbError *err)
+PbFileBegin(int fd, int *io_errno, PbError *err)
 {
 	struct stat st;
 	int			flags;
 
-	memset(r, 0, sizeof(*r));
-	r->fd = fd;
 	err->code = PB_OK;
 	err->message[0] = '\0';
 	if (fstat(fd, &st) != 0)
 	{
-		r->io_errno = errno ? errno : EIO;
+		*io_errno = errno ? errno : EIO;
 		return ReaderFail(err, PB_ERR_FORMAT, "fstat failed");
 	}
 	if (!S_ISREG(st.st_mode))
@@ -72,6 +68,44 @@ PbTextReaderBegin(PbTextReader *r, int fd, size_t max_line,
 	flags = fcntl(fd, F_GETFL);
 	if (flags != -1 && (flags & O_NONBLOCK))
 		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return PB_OK;
+}
+
+/* Poll, then read up to n bytes (retrying an interrupted read). */
+PbStatus
+PbFileRead(int fd, void *buf, size_t n, PbPollFn poll, void *poll_arg,
+		   size_t *got, int *io_errno, PbError *err)
+{
+	ssize_t		r;
+
+	*got = 0;
+	if (poll != NULL && poll(poll_arg))
+		return ReaderFail(err, PB_ERR_STOPPED, "stopped");
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+	{
+		*io_errno = errno ? errno : EIO;
+		return ReaderFail(err, PB_ERR_FORMAT, "read failed");
+	}
+	*got = (size_t) r;
+	return PB_OK;
+}
+
+/* Check fd (PbFileBegin) and set up the buffer. */
+PbStatus
+PbTextReaderBegin(PbTextReader *r, int fd, size_t max_line,
+				  const PbAllocator *mem, PbPollFn poll, void *poll_arg,
+				  PbError *err)
+{
+	PbStatus	st;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	st = PbFileBegin(fd, &r->io_errno, err);
+	if (st != PB_OK)
+		return st;
 	r->max_line = max_line;
 	r->mem = mem;
 	r->poll = poll;
@@ -88,7 +122,8 @@ PbTextReaderBegin(PbTextReader *r, int fd, size_t max_line,
 static PbStatus
 Refill(PbTextReader *r, PbError *err)
 {
-	ssize_t		got;
+	size_t		got;
+	PbStatus	st;
 
 	if (r->poll != NULL && r->poll(r->poll_arg))
 		return ReaderFail(err, PB_ERR_STOPPED, "stopped");
@@ -111,17 +146,13 @@ Refill(PbTextReader *r, PbError *err)
 		r->buf = r->mem->resize(r->mem->ctx, r->buf, cap);
 		r->cap = cap;
 	}
-	do
-		got = read(r->fd, r->buf + r->fill, PB_TEXT_CHUNK);
-	while (got < 0 && errno == EINTR);
-	if (got < 0)
-	{
-		r->io_errno = errno ? errno : EIO;
-		return ReaderFail(err, PB_ERR_FORMAT, "read failed");
-	}
+	st = PbFileRead(r->fd, r->buf + r->fill, PB_TEXT_CHUNK, NULL, NULL, &got,
+					&r->io_errno, err);
+	if (st != PB_OK)
+		return st;
 	if (got == 0)
 		r->eof = 1;
-	r->fill += (size_t) got;
+	r->fill += got;
 	return PB_OK;
 }
 

@@ -53,6 +53,23 @@ typedef struct PbTextPolygon
 } PbTextPolygon;
 
 /*
+ * The descriptor checks of every file reader (these lines and the JSON
+ * files of src/core/formats): fd must be a regular file (else
+ * PB_ERR_UNSUPPORTED, err saying what it is; *io_errno set when fstat
+ * fails), and is made blocking.
+ */
+extern PbStatus PbFileBegin(int fd, int *io_errno, PbError *err);
+
+/*
+ * Ask poll (may be NULL; PB_ERR_STOPPED when it says stop), then read up
+ * to n bytes of fd into buf: *got bytes, 0 at the end of the file; a
+ * failed read is PB_ERR_FORMAT with *io_errno set.
+ */
+extern PbStatus PbFileRead(int fd, void *buf, size_t n, PbPollFn poll,
+						   void *poll_arg, size_t *got, int *io_errno,
+						   PbError *err);
+
+/*
  * Start reading the open descriptor fd (not closed by the reader).  Fails
  * with PB_ERR_UNSUPPORTED when fd is not a regular file (err says what it
  * is), or with io_errno set when fstat fails; the reader then holds

@@ -14,6 +14,7 @@ the same session afterwards, and PostGIS's count of the pairs):
   - no row left after pg_cancel_backend and pg_terminate_backend mid-run,
     and a prompt end;
   - other roles' rows hidden, shown to members of pg_read_all_stats;
+  - the scan phase of an aggregate (rows read, total not known);
   - every function that runs the pipeline reports under its own name:
     pb_compare_sets (both forms; the tiled one streams, total not known
     while rows come), pb_compare_tables, pb_compare_files,
@@ -79,6 +80,8 @@ def start(query, settings, app):
         rows = sql(f"SELECT pid FROM pg_stat_activity WHERE application_name = '{app}'")
         if rows:
             return proc, int(rows[0][0])
+        if proc.poll() is not None:
+            return proc, -1  # over already: the checks on its rows say so
         time.sleep(0.02)
     raise RuntimeError(f"session {app} did not start")
 
@@ -249,6 +252,24 @@ def main():
                 break
             time.sleep(0.02)
         check(left is None, f"{how}: no row left", str(left))
+
+    # the scan phase: rows read, reported every 4,096 (14,400 rows, every
+    # fifth slowed down by 1 ms), total and ETA not known; then the compare
+    # phase
+    proc, pid = start("SELECT (pb_compare_sets(geom, in_a)).pairs FROM (SELECT CASE WHEN "
+                      "(id + k) % 5 = 0 AND pg_sleep(0.001) IS NULL THEN NULL ELSE geom END AS geom, "
+                      "in_a FROM prog_cells, generate_series(1, 8) k) t",
+                      [], "pb_progress_scan")
+    seen, out, err, left = watch(proc, pid, every=0.05)
+    scan = [r for r in seen if r[1] == "scan"]
+    check(proc.returncode == 0, "scan phase: the run succeeds", err[-300:])
+    check(len({r[2] for r in scan}) >= 2 and nondecreasing([r[2] for r in scan]),
+          "scan phase: rows read grow", str(sorted({r[2] for r in scan})))
+    check(all(r[2] == 1 or r[2] % 4096 == 0 for r in scan), "scan phase: every 4,096 rows")
+    check(scan and all(r[3] is None and r[6] is None for r in scan),
+          "scan phase: total and ETA not known")
+    check(all(r[0] == "pb_compare_sets" for r in seen) and left is None,
+          "scan phase: pb_compare_sets, no row once it is over")
 
     # every function running the pipeline, under its own name
     small = f"(SELECT * FROM prog_cells WHERE id < {SMALL * SMALL * 3}) c"

@@ -46,6 +46,9 @@ extern int	PbLoadCheckOptions(PbLoadOptions *opt, const char *format, const PbLo
 /* The format of a file, by its name and first bytes; NULL when unknown. */
 extern const PbLoadFormat *PbLoadFormatOf(const char *path);
 
+/* Threads the readers use (the machine's processors). */
+extern int	PbLoadThreads(void);
+
 /* The formats' names, for the usage text. */
 extern const char *PbLoadFormatNames(void);
 

@@ -419,3 +419,21 @@ CREATE FUNCTION pb_watershed(image bytea, markers bytea DEFAULT NULL,
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION pb_watershed(bytea, bytea, int, bytea, boolean, int, text) IS
 	'Watershed of one band of a raster WKB (1BB, 8BUI, 16BUI, 32BF heights), 4- or 8-connected, deterministic: marker-less (every regional minimum a basin, numbered 1, 2, ... in row-major order) when markers is NULL, else flooded from the nonzero labels of an integer markers raster (pixels no marker reaches get 0). Pixels outside the optional mask (zero, nodata, NaN), nodata and NaN image pixels get 0; watershed_line sets the pixels where basins meet to 0. Returns a raster WKB of label_type (32BUI, 16BUI or 8BUI) with nodata 0 on the image''s grid.';
+
+-- Progress ---------------------------------------------------------------------
+-- A long comparison's progress seen from another session (doc/progress.md);
+-- needs pixelbox in shared_preload_libraries.
+
+CREATE FUNCTION pb_progress(OUT pid int, OUT operation text, OUT phase text, OUT done bigint,
+							OUT total bigint, OUT pairs bigint, OUT elapsed_s float8,
+							OUT eta_s float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_progress'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_progress() IS
+	'One row per backend running a pixelbox comparison (pb_compare_sets, pb_compare_tables, pb_compare_files, pb_intersecting_pairs, pb_match_stats, pb_match_objects): its pid, the SQL function (operation), the phase (scan: rows read by the aggregate; parse: files parsed; unpack: parallel workers'' chunks unpacked; compare: the pipeline''s tiles), steps done of total (NULL: not known yet), pairs computed, seconds since it began, and seconds left at the phase''s pace so far (NULL: not known). Other roles'' rows only for members of pg_read_all_stats. Needs pixelbox in shared_preload_libraries.';
+
+CREATE VIEW pb_progress AS SELECT * FROM pb_progress();
+COMMENT ON VIEW pb_progress IS
+	'The comparisons running now, one row per backend (pb_progress()).';
+GRANT SELECT ON pb_progress TO PUBLIC;

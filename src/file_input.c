@@ -252,6 +252,35 @@ ListPaths(FileList *fl, ArrayType *paths, bool in_a)
 			ListPath(fl, TextDatumGetCString(elems[i]), in_a);
 }
 
+/* The files of a PbParseFiles call, watched for progress. */
+typedef struct ParseWatch
+{
+	const PbFileParse *files;
+	uint32		n;
+} ParseWatch;
+
+/*
+ * The parse's poll, asked on every parsing thread: on the backend's own
+ * thread, now and then, the files done into the progress (and its NOTICE:
+ * the reader holds no lock between chunks); whether a cancel came.
+ */
+static int
+ParsePoll(void *arg)
+{
+	const ParseWatch *w = arg;
+
+	if (PbProgressDue())
+	{
+		int64		done = 0;
+
+		for (uint32 i = 0; i < w->n; i++)
+			done += __atomic_load_n(&w->files[i].done, __ATOMIC_ACQUIRE);
+		PbProgressUpdate(done, w->n, 0);
+		PbProgressNotice();
+	}
+	return PbInterruptArrived(NULL);
+}
+
 /*
  * Move the parsed files into the set pair in list order, up to and with
  * the first bad file (its polygons before the bad line), then raise that
@@ -294,6 +323,7 @@ pb_compare_files(PG_FUNCTION_ARGS)
 	PbFileParse *files;
 	SetsState  *sets;
 	PbRun		run = PbCpuRun();
+	ParseWatch	watch;
 	PbStatus st;
 
 	CheckFileAccess("pb_compare_files");
@@ -306,9 +336,16 @@ pb_compare_files(PG_FUNCTION_ARGS)
 		files[i].parse = PbFileParserFor(fl.paths[i]);
 	}
 	sets = PbSetsCreate(CurrentMemoryContext);
+	watch.files = files;
+	watch.n = (uint32) fl.n;
+	run.poll = ParsePoll;
+	run.poll_arg = &watch;
+	PbProgressStart("pb_compare_files", CurrentMemoryContext);
+	PbProgressEnter(PB_PHASE_PARSE, fl.n);
 	PG_TRY();
 	{
 		st = PbParseFiles(files, (uint32) fl.n, &run);
+		PbProgressUpdate(fl.n, fl.n, 0);
 		if (st == PB_ERR_STOPPED)
 			RaiseStop("pb_compare_files");
 		MergeFiles(sets, &fl, files);

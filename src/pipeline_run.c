@@ -10,6 +10,11 @@
  * run's memory context stops and joins them whenever that context goes
  * (an error anywhere, the end of the aggregate), so no thread outlives
  * the memory it reads.
+ *
+ * While it runs, its progress (tasks done of all, pairs computed) goes to
+ * progress.c: into this backend's slot from the polls of its waits, and
+ * as a NOTICE (pixelbox.progress) between feeds and between waits of at
+ * most a NOTICE's interval, never from inside the pipeline's lock.
  */
 #include "postgres.h"
 
@@ -26,7 +31,9 @@ struct PbPipeRun
 	PbPipeDevice device;
 	bool		has_device;
 	const char *caller;
+	MemoryContext cxt;
 	MemoryContextCallback cb;
+	int64		total;			/* tasks the run will have, -1: not known yet */
 	double		tile_s;			/* time the caller spent making tasks */
 	double		merge_s;		/* time spent unpacking workers' chunks */
 	int64		merge_chunks;
@@ -70,6 +77,8 @@ PbPipeRunStart(MemoryContext cxt, const char *caller)
 	PbPipeConfig c;
 
 	r->caller = caller;
+	r->cxt = cxt;
+	r->total = -1;
 	r->cb.func = RunCleanup;
 	r->cb.arg = r;
 	MemoryContextRegisterResetCallback(cxt, &r->cb);
@@ -85,7 +94,41 @@ PbPipeRunStart(MemoryContext cxt, const char *caller)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("%s: could not start the pipeline's threads", caller)));
+	PbProgressStart(caller, cxt);
+	PbProgressEnter(PB_PHASE_COMPARE, -1);
 	return r;
+}
+
+/* The run's progress into this backend's slot, and a NOTICE when notice and due. */
+static void
+RunProgress(PbPipeRun *r, bool notice)
+{
+	PbPipeProgress pr;
+
+	PbPipeGetProgress(r->pipe, &pr);
+	PbProgressUpdate((int64) pr.done, r->total, (int64) pr.pairs);
+	if (notice)
+		PbProgressNotice();
+}
+
+/*
+ * The poll of the run's waits (the pipeline's lock held): the slot
+ * refreshed now and then (a few stores), and whether a cancel came.
+ */
+static int
+RunPoll(void *arg)
+{
+	if (PbProgressDue())
+		RunProgress((PbPipeRun *) arg, false);
+	return PbInterruptArrived(NULL);
+}
+
+/* The run will have tasks tasks in all (its progress's total). */
+void
+PbPipeRunExpect(PbPipeRun *r, int64 tasks)
+{
+	r->total = tasks;
+	RunProgress(r, false);
 }
 
 /*
@@ -98,6 +141,7 @@ RunStopped(PbPipeRun *r)
 	bool		oom = PbPipeOutOfMemory(r->pipe);
 
 	RunCleanup(r);
+	PbProgressEnd();
 	if (oom)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
@@ -111,9 +155,10 @@ RunStopped(PbPipeRun *r)
 void
 PbPipeRunFeed(PbPipeRun *r, PbTask *t)
 {
-	if (!PbPipeFeed(r->pipe, t, PbInterruptArrived, NULL))
+	if (!PbPipeFeed(r->pipe, t, RunPoll, r))
 		RunStopped(r);
 	r->tasks++;
+	RunProgress(r, true);
 }
 
 /* Count time the caller spent making tasks (the report's tile row). */
@@ -138,15 +183,30 @@ PbPipeRunAddMerge(PbPipeRun *r, int64 chunks, double seconds, int64 shared, int6
 }
 
 /*
- * Wait for the end of the run and take its totals into acc; keep its
- * figures for the report; the GPU goes back, with the one WARNING of a
- * fallback when the run dropped it.
+ * Wait for the end of the run, reporting its progress, and take its
+ * totals into acc; keep its figures for the report; the GPU goes back,
+ * with the one WARNING of a fallback when the run dropped it.  The
+ * progress of a streaming run whose operation another run of this
+ * backend ended (GROUP BY) starts again here.
  */
 void
 PbPipeRunFinish(PbPipeRun *r, PbCompareAcc *acc)
 {
-	if (!PbPipeFinish(r->pipe, PbInterruptArrived, NULL))
+	int			st;
+
+	if (!PbProgressActive())
+	{
+		PbProgressStart(r->caller, r->cxt);
+		PbProgressEnter(PB_PHASE_COMPARE, -1);
+	}
+	if (r->total < 0)
+		r->total = r->tasks;
+	RunProgress(r, false);
+	while ((st = PbPipeFinishWithin(r->pipe, RunPoll, r, PbProgressNoticeIn())) < 0)
+		RunProgress(r, true);
+	if (st == 0)
 		RunStopped(r);
+	PbProgressEnd();
 	PbPipeTotals(r->pipe, acc);
 	PbPipeGetStats(r->pipe, &last_stats);
 	last_tasks = r->tasks;

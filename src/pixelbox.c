@@ -2,7 +2,9 @@
  * pixelbox.c: module entry point and the pixelbox.* settings.
  *
  * Nothing here touches CUDA: the GPU is probed lazily, in the backend that
- * first needs it (device.c), never in the postmaster.
+ * first needs it (device.c), never in the postmaster, which runs _PG_init
+ * when pixelbox is in shared_preload_libraries (for pb_progress()'s
+ * shared memory, progress.c).
  */
 #include "postgres.h"
 
@@ -107,7 +109,10 @@ static const struct config_enum_entry cpu_method_options[] = {
 
 void		_PG_init(void);
 
-/* Define the pixelbox.* settings (no CUDA here: it starts lazily). */
+/*
+ * Define the pixelbox.* settings and, when preloaded, ask for the shared
+ * memory of pb_progress() (no CUDA here: it starts lazily).
+ */
 void
 _PG_init(void)
 {
@@ -176,5 +181,16 @@ _PG_init(void)
 							 "shared_memory writes them into the query's dynamic shared memory, tuple_queue sends them through the tuple queue (slower), auto uses shared memory while /dev/shm keeps 512 MB free.",
 							 &pb_parallel_handoff, PB_HANDOFF_AUTO, handoff_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pixelbox.progress",
+							 "Report the progress of long comparisons as a NOTICE every pixelbox.progress_interval.",
+							 "Tiles done of all, pairs computed, time elapsed and left, of pb_compare_sets, pb_compare_files, pb_intersecting_pairs, pb_match_stats and the like. Other sessions see it in pb_progress (with pixelbox in shared_preload_libraries) whether this is on or not.",
+							 &pb_progress_enabled, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("pixelbox.progress_interval",
+							"Time between two progress NOTICEs of pixelbox.progress.",
+							NULL,
+							&pb_progress_interval_ms, 10000, 100, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("pixelbox");
+	PbProgressInit();
 }

@@ -154,6 +154,7 @@ extern void PbPipeRunFeed(PbPipeRun *r, struct PbTask *t);
 extern void PbPipeRunAddTileTime(PbPipeRun *r, double seconds);
 extern void PbPipeRunAddMerge(PbPipeRun *r, int64 chunks, double seconds, int64 shared,
 						  int64 in_state);
+extern void PbPipeRunExpect(PbPipeRun *r, int64 tasks);
 extern void PbPipeRunFinish(PbPipeRun *r, struct PbCompareAcc *acc);
 extern void PbPipeRunEnd(PbPipeRun *r);
 
@@ -192,5 +193,31 @@ typedef struct PbTableSets
 } PbTableSets;
 extern void PbReadTables(FunctionCallInfo fcinfo, MemoryContext cxt, const char *caller,
 						 PbTableSets *out);
+
+/*
+ * progress.c: the progress of a long comparison, as a NOTICE
+ * (pixelbox.progress) and in shared memory for pb_progress() (with
+ * pixelbox in shared_preload_libraries); backend's thread only, except
+ * PbProgressDue, which any thread may ask.
+ */
+typedef enum PbProgressPhase
+{
+	PB_PHASE_SCAN,				/* an aggregate reads its rows */
+	PB_PHASE_PARSE,				/* files parsed */
+	PB_PHASE_UNPACK,			/* parallel workers' chunks unpacked */
+	PB_PHASE_COMPARE			/* the pipeline's tiles */
+} PbProgressPhase;
+extern bool pb_progress_enabled;
+extern int	pb_progress_interval_ms;
+extern void PbProgressInit(void);
+extern void PbProgressStart(const char *operation, MemoryContext cxt);
+extern bool PbProgressActive(void);
+extern void PbProgressEnter(PbProgressPhase phase, int64 total);
+extern void PbProgressUpdate(int64 done, int64 total, int64 pairs);
+extern bool PbProgressDue(void);
+extern void PbProgressRow(const char *operation, MemoryContext cxt);
+extern void PbProgressNotice(void);
+extern double PbProgressNoticeIn(void);
+extern void PbProgressEnd(void);
 
 #endif							/* PIXELBOX_H */

@@ -33,6 +33,7 @@
 
 #define PB_SETS_FORMAT 4		/* version byte of serialized states */
 #define SETS_CHUNK_SHAPES 4096	/* shapes per packed chunk (a thread's job) */
+#define UNPACK_SLICE 8			/* chunks per thread unpacked between progress reports */
 
 /* Packed chunks (src/core/shape_pack.h): a worker's rows, or the ones sent by one. */
 typedef struct SetsPart
@@ -221,6 +222,7 @@ PbSetsTransition(FunctionCallInfo fcinfo, const char *caller)
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "%s transition function called in non-aggregate context", caller);
 	s = PG_ARGISNULL(0) ? PbSetsCreate(aggcxt) : (SetsState *) PG_GETARG_POINTER(0);
+	PbProgressRow(caller, aggcxt);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		return s;
 	if (SetsPartial(fcinfo))
@@ -543,7 +545,8 @@ NowSeconds(void)
 /*
  * Unpack the state's packed parts into its batch, after the shapes it
  * decoded itself: offsets from the chunk headers, then every chunk on its
- * own thread.
+ * own thread, a slice of them at a time so that the progress is reported
+ * between slices (chunks are alike: slicing costs little balance).
  */
 static void
 SetsUnpackParts(SetsState *s, const char *caller)
@@ -554,7 +557,8 @@ SetsUnpackParts(SetsState *s, const char *caller)
 				cap = 64;
 	double		t0;
 	PbRun		run;
-	PbStatus	st;
+	PbStatus	st = PB_OK;
+	uint32		slice;
 	uint64		shapes = b->nshapes,
 				rings = b->nrings,
 				ipts = b->nipts,
@@ -598,7 +602,17 @@ SetsUnpackParts(SetsState *s, const char *caller)
 	if (shapes > 0)
 		SetsTag(s, (uint32) shapes - 1, false);
 	run = PbCpuRun();
-	st = PbUnpackJobs(jobs, njobs, b, s->srid, s->in_a, &run);
+	slice = (uint32) run.threads * UNPACK_SLICE;
+	PbProgressStart(caller, (MemoryContext) s->mem.ctx);
+	PbProgressEnter(PB_PHASE_UNPACK, njobs);
+	for (uint32 i = 0; i < njobs && st == PB_OK; i += slice)
+	{
+		uint32		k = Min(slice, njobs - i);
+
+		st = PbUnpackJobs(jobs + i, k, b, s->srid, s->in_a, &run);
+		PbProgressUpdate(i + k, njobs, 0);
+		PbProgressNotice();
+	}
 	if (st == PB_ERR_STOPPED)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -691,6 +705,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void
 	run = PbPipeRunStart((MemoryContext) s->mem.ctx, caller);
 	PbPipeRunAddTileTime(run, NowSeconds() - t0);
 	PbPipeRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_chunks, s->inline_chunks);
+	PbPipeRunExpect(run, tl.ntasks);
 	for (uint32 k = 0; k < tl.ntasks; k++)
 	{
 		tl.tasks[k].keep_pairs = emit != NULL;

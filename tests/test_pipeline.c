@@ -1004,3 +1004,98 @@ test_pipeline_out_of_memory(void)
 	CheckSame(&want, &got);
 	FreeSets(&s);
 }
+
+/*
+ * Run s through c (tiles of per_tile shapes) waiting in steps of 2 ms:
+ * the progress read between steps only grows, never counts more tasks
+ * than were fed, and ends at every task and every pair (the brute
+ * force's, want).  Returns how many steps found the run still going.
+ */
+static int
+RunWatchingProgress(const Sets *s, const PbPipeConfig *c, uint32_t per_tile,
+					const Outcome *want)
+{
+	PbTiling	tl;
+	PbPipeline *p;
+	PbPipeProgress pr,
+				last = {0, 0, 0};
+	int			st,
+				waits = 0;
+
+	PbTileGrid(&tl, &s->b, s->in_a, per_tile, &PbMallocAllocator, c->threads);
+	p = PbPipeStart(c);
+	CHECK(p != NULL);
+	if (p == NULL)
+		return 0;
+	for (uint32_t k = 0; k < tl.ntasks; k++)
+	{
+		CHECK(PbPipeFeed(p, &tl.tasks[k], NULL, NULL));
+		PbPipeGetProgress(p, &pr);
+		CHECK_INT(pr.fed, k + 1);
+		CHECK(pr.done >= last.done && pr.pairs >= last.pairs && pr.done <= pr.fed);
+		last = pr;
+	}
+	while ((st = PbPipeFinishWithin(p, NULL, NULL, 0.002)) < 0)
+	{
+		waits++;
+		PbPipeGetProgress(p, &pr);
+		CHECK(pr.done >= last.done && pr.pairs >= last.pairs && pr.done <= pr.fed);
+		last = pr;
+	}
+	CHECK_INT(st, 1);
+	PbPipeGetProgress(p, &pr);
+	CHECK_INT(pr.fed, tl.ntasks);
+	CHECK_INT(pr.done, tl.ntasks);
+	CHECK_INT(pr.pairs, want->acc.pairs);
+	PbPipeDestroy(p);
+	PbTilingFree(&tl, &PbMallocAllocator);
+	return waits;
+}
+
+/*
+ * The progress of a run (PbPipeGetProgress) between the steps of
+ * PbPipeFinishWithin: tasks and pairs counted once each, whichever way
+ * they went (CPU, a device, migration either way).
+ */
+void
+test_pipeline_progress(void)
+{
+	Rng			r = {77};
+	Sets		s;
+	Outcome		want;
+	FakeDevice	fd;
+	PbPipeDevice dev;
+	PbPipeConfig c;
+	PbPipeThrottle th;
+
+	MakeSets(&s, &r, 300, 300, 1);
+	BruteForce(&s, &want);
+
+	pb_test_context("CPU, filter slowed");
+	PbPipeConfigDefaults(&c, 2);
+	SlowDown(&c, &th, NULL, 2000, 0);
+	CHECK(RunWatchingProgress(&s, &c, 5, &want) > 0);
+
+	dev = FakeOps(&fd);
+	pb_test_context("device congested");
+	PbPipeConfigDefaults(&c, 2);
+	SlowDown(&c, &th, &dev, 0, 2000);
+	c.agg_pairs = 32;
+	c.batch_pairs = 32;
+	CHECK(RunWatchingProgress(&s, &c, 20, &want) > 0);
+	FakeFree(&fd);
+
+	dev = FakeOps(&fd);
+	pb_test_context("device idle");
+	PbPipeConfigDefaults(&c, 2);
+	SlowDown(&c, &th, &dev, 2000, 0);
+	c.batch_pairs = 64;
+	RunWatchingProgress(&s, &c, 20, &want);
+	FakeFree(&fd);
+
+	pb_test_context("staged, no threads slowed");
+	PbPipeConfigDefaults(&c, 3);
+	c.staged = 1;
+	RunWatchingProgress(&s, &c, 7, &want);
+	FreeSets(&s);
+}

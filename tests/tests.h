@@ -177,7 +177,9 @@
 	X(test_json_hovernet_nuclei) \
 	X(test_json_hovernet_errors) \
 	X(test_contour_fill_truth) \
-	X(test_json_numbers_fast_path)
+	X(test_json_numbers_fast_path) \
+	/* test_pipeline.c: progress */ \
+	X(test_pipeline_progress)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

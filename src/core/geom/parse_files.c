@@ -63,6 +63,7 @@ ParseOne(void *arg, int64_t i)
 		if (fd >= 0)
 			close(fd);
 		fp->out_of_memory = 1;
+		__atomic_store_n(&fp->done, 1, __ATOMIC_RELEASE);
 		return;
 	}
 	pb_oom_recover = &recover;
@@ -80,6 +81,7 @@ ParseOne(void *arg, int64_t i)
 		close(fd);
 	}
 	pb_oom_recover = outer;
+	__atomic_store_n(&fp->done, 1, __ATOMIC_RELEASE);
 }
 
 /* Parse every file on threads; stopped when the loop or any reader was. */
@@ -97,6 +99,7 @@ PbParseFiles(PbFileParse *files, uint32_t n, const PbRun *run)
 		files[i].out_of_memory = 0;
 		files[i].status = PB_OK;
 		files[i].line = 0;
+		files[i].done = 0;
 	}
 	st = PbParallelFor(run, n, ParseOne, &job);
 	for (uint32_t i = 0; i < n && st == PB_OK; i++)

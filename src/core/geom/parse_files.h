@@ -37,6 +37,8 @@ typedef struct PbFileParse
 	PbStatus	status;			/* of the first bad line, PB_OK if none */
 	int64_t		line;			/* that line's number (1-based); 0: the file */
 	PbError		err;			/* and what was wrong with it */
+	int			done;			/* set (atomically) once its thread is through
+								 * with it: for progress reports */
 } PbFileParse;
 
 /*

@@ -89,6 +89,8 @@ struct PbPipeline
 	double		t0,
 				wall_s;
 	int			device_alive;
+	uint64_t	tasks_done;		/* progress (relaxed atomics, one add a task): */
+	uint64_t	pairs_done;		/* tasks accounted, and their pairs */
 };
 
 /* Seconds since an arbitrary start, for busy times. */
@@ -213,6 +215,18 @@ TakeSmallest(PbPipeline *p, PbTask *t)
 }
 
 /*
+ * A task is accounted: count it and its pairs for PbPipeGetProgress (a
+ * relaxed atomic add each, once a task), and give its memory back.
+ */
+static void
+TaskAccounted(PbPipeline *p, PbTask *t)
+{
+	__atomic_fetch_add(&p->tasks_done, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&p->pairs_done, t->batch.npairs, __ATOMIC_RELAXED);
+	PbTaskDone(t);
+}
+
+/*
  * Compute a task's device-eligible pairs on this CPU thread: the last of
  * its work, so its memory goes back to the pool.
  */
@@ -227,16 +241,16 @@ ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
 	st->pairs += t->nint;
 	st->migrated += migrated != 0;
 	st->busy_s += Now() - t0;
-	PbTaskDone(t);
+	TaskAccounted(p, t);
 }
 
 /* Add a task's device-computed pairs (areas in t->areas) to acc; it is done. */
 static void
-AccountDeviceResults(PbTask *t, PbCompareAcc *acc)
+AccountDeviceResults(PbPipeline *p, PbTask *t, PbCompareAcc *acc)
 {
 	for (uint32_t j = 0; j < t->nint; j++)
 		PbTaskAddResult(t, t->batch.pairs[j].a, t->batch.pairs[j].b, t->areas[j], acc);
-	PbTaskDone(t);
+	TaskAccounted(p, t);
 }
 
 /* Out of memory with the lock held: stop the run, marking why. */
@@ -335,7 +349,7 @@ FilterMain(void *arg)
 		{
 			/* the device's results, accounted here: spread over the CPU threads */
 			pthread_mutex_unlock(&p->lock);
-			AccountDeviceResults(t, &out->acc);
+			AccountDeviceResults(p, t, &out->acc);
 			pthread_mutex_lock(&p->lock);
 			continue;
 		}
@@ -355,7 +369,7 @@ FilterMain(void *arg)
 		if (t->nint == 0)
 		{
 			/* nothing left for the aggregator */
-			PbTaskDone(t);
+			TaskAccounted(p, t);
 			t = NULL;
 		}
 
@@ -876,8 +890,9 @@ JoinAll(PbPipeline *p)
 }
 
 int
-PbPipeFinish(PbPipeline *p, PbPollFn should_stop, void *ctx)
+PbPipeFinishWithin(PbPipeline *p, PbPollFn should_stop, void *ctx, double seconds)
 {
+	double		until = Now() + seconds;
 	int			done;
 
 	pthread_mutex_lock(&p->lock);
@@ -885,6 +900,11 @@ PbPipeFinish(PbPipeline *p, PbPollFn should_stop, void *ctx)
 	pthread_cond_broadcast(&p->changed);
 	while (p->live > 0 && !p->stop)
 	{
+		if (seconds >= 0 && Now() >= until)
+		{
+			pthread_mutex_unlock(&p->lock);
+			return -1;
+		}
 		WaitSlice(p);
 		if (should_stop && should_stop(ctx))
 			RequestStop(p);
@@ -894,6 +914,20 @@ PbPipeFinish(PbPipeline *p, PbPollFn should_stop, void *ctx)
 	JoinAll(p);
 	p->wall_s = Now() - p->t0;
 	return done;
+}
+
+int
+PbPipeFinish(PbPipeline *p, PbPollFn should_stop, void *ctx)
+{
+	return PbPipeFinishWithin(p, should_stop, ctx, -1);
+}
+
+void
+PbPipeGetProgress(const PbPipeline *p, PbPipeProgress *out)
+{
+	out->fed = p->nfed;
+	out->done = __atomic_load_n(&p->tasks_done, __ATOMIC_RELAXED);
+	out->pairs = __atomic_load_n(&p->pairs_done, __ATOMIC_RELAXED);
 }
 
 int

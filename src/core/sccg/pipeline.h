@@ -195,6 +195,29 @@ extern int	PbPipeFeed(PbPipeline *p, PbTask *task, PbPollFn should_stop,
 extern int	PbPipeFinish(PbPipeline *p, PbPollFn should_stop, void *ctx);
 
 /*
+ * PbPipeFinish for at most seconds (< 0: no limit): 1 when all is
+ * computed, 0 if stopped, -1 when the run still goes on after that long
+ * (call it again to wait on; the caller's thread may do other things, such
+ * as reporting progress, in between).
+ */
+extern int	PbPipeFinishWithin(PbPipeline *p, PbPollFn should_stop, void *ctx,
+							   double seconds);
+
+/*
+ * How far a run has come, for progress reports: read at any time on the
+ * caller's thread while the threads work (each figure is current on its
+ * own, not a snapshot of all three at one instant).
+ */
+typedef struct PbPipeProgress
+{
+	uint64_t	fed;			/* tasks handed to PbPipeFeed */
+	uint64_t	done;			/* of those, accounted: every pair computed */
+	uint64_t	pairs;			/* pairs of the tasks done */
+} PbPipeProgress;
+
+extern void PbPipeGetProgress(const PbPipeline *p, PbPipeProgress *out);
+
+/*
  * Whether the run stopped because a thread (or PbPipeFeed) ran out of
  * memory: PbPipeFeed or PbPipeFinish then returned 0 without a stop request.
  */

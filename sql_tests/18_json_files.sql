@@ -126,6 +126,14 @@ SELECT name, json_error(CASE WHEN name LIKE 'hovernet%' THEN 'pb_read_hovernet' 
 FROM bad_files ORDER BY name;
 -- pb_compare_files gives the same errors
 SELECT regexp_replace(json_error('pb_compare_files', '{/tmp/pb_regress_json/open_ring.json}', '{/tmp/pb_regress_json/cells.geojson}'), '\{.*\}', '') AS compare_error;
+-- a feature the reader takes but the comparison cannot (a coordinate
+-- beyond +-1e150): the error names its line, not the file's first
+SELECT write_lines('/tmp/pb_regress_json/far.geojson', ARRAY[
+  '{"type": "FeatureCollection", "features": [',
+  '{"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [[[0,0],[1,0],[1,1],[0,0]]]}},',
+  '{"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [[[0,0],[1e200,0],[1,1],[0,0]]]}}',
+  ']}']);
+SELECT json_error('pb_compare_files', '{/tmp/pb_regress_json/far.geojson}', '{}') AS compare_error;
 -- a *.geojson must be GeoJSON; a *.json may be either
 COPY (SELECT 1 WHERE false) TO PROGRAM 'cp /tmp/pb_regress_json/hovernet_short.json /tmp/pb_regress_json/nuclei.geojson';
 SELECT json_error('pb_compare_files', '{/tmp/pb_regress_json/nuclei.geojson}', '{}') AS compare_error;

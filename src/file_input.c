@@ -261,8 +261,11 @@ typedef struct ParseWatch
 
 /*
  * The parse's poll, asked on every parsing thread: on the backend's own
- * thread, now and then, the files done into the progress (and its NOTICE:
- * the reader holds no lock between chunks); whether a cancel came.
+ * thread, now and then, the files done into the progress slot; whether a
+ * cancel came.  No NOTICE here: the backend's thread is parsing a file
+ * itself (inside the thread pool's loop, a library's callbacks, a recovery
+ * point), where an error raised while sending one would leave the workers
+ * running on a dead frame.
  */
 static int
 ParsePoll(void *arg)
@@ -276,7 +279,6 @@ ParsePoll(void *arg)
 		for (uint32 i = 0; i < w->n; i++)
 			done += __atomic_load_n(&w->files[i].done, __ATOMIC_ACQUIRE);
 		PbProgressUpdate(done, w->n, 0);
-		PbProgressNotice();
 	}
 	return PbInterruptArrived(NULL);
 }

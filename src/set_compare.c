@@ -804,7 +804,10 @@ PbSetsPairs(SetsState *s, PbSetsPairFn emit, void *ctx, const char *caller)
 
 	SetsUnpackParts(s, caller);
 	if (s->batch.nshapes == 0)
+	{
+		PbProgressEnd();		/* no pipeline run to end the operation */
 		return;
+	}
 	PbCompareInit(&acc);
 	matched = palloc_extended(s->batch.nshapes + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	RunSets(s, &acc, matched, emit, ctx, caller);

@@ -292,6 +292,10 @@ test_json_geojson_errors(void)
 		"position 2 of ring 1 is a number, not an array of numbers"},
 		{"{\"type\": \"Feature\", \"geometry\": {\"type\": \"Polygon\", \"coordinates\": [5]}}",
 		"ring 1 is a number, not an array of positions"},
+		/* a string decoding to a placeholder of the fast number path is a string */
+		{"{\"type\": \"Feature\", \"geometry\": {\"type\": \"Polygon\", \"coordinates\": [\"\\u00010\"]}, "
+			"\"properties\": {\"x\": [[0,0],[1,0],[1,1],[0,0]]}}",
+		"ring 1 is a string, not an array of positions"},
 		{"{\"type\": \"Feature\", \"geometry\": {\"type\": \"Polygon\", \"coordinates\": {}}}",
 		"the coordinates of its geometry are an object, not an array of rings"},
 		{"{\"type\": \"Feature\", \"geometry\": {\"type\": \"MultiPolygon\", \"coordinates\": [1]}}",
@@ -460,6 +464,43 @@ Inside(int64_t px, int64_t py, const int64_t *xy, int n)
 		}
 	}
 	return in;
+}
+
+/*
+ * A contour zig-zagging across its box (a small file, a huge fill: rows
+ * crossed and lattice points add up over the edges) is refused before any
+ * memory is taken; a nucleus-sized one of the same box is filled.
+ */
+void
+test_contour_fill_zigzag(void)
+{
+	enum
+	{
+		N = 2048
+	};
+	int64_t    *xy = malloc(sizeof(int64_t) * 2 * N);
+	PbFilled	f;
+	PbError		err = {0};
+	PbStatus	st;
+
+	for (int i = 0; i < N; i++)
+	{
+		xy[2 * i] = i / 2;
+		xy[2 * i + 1] = (i % 4 == 1 || i % 4 == 2) ? 16383 : 0;
+	}
+	st = PbFillContour(xy, N, &PbMallocAllocator, &f, &err);
+	CHECK_INT(st, PB_ERR_BADARG);
+	CHECK_STR_HAS(err.message, "a contour whose edges are 16778238 pixels long in all");
+	CHECK_STR_HAS(err.message, "more than the 16777216 a contour may have");
+	CHECK(f.mask == NULL);
+	/* its outline alone: the box's four corners */
+	xy[0] = 0, xy[1] = 0, xy[2] = 1023, xy[3] = 0, xy[4] = 1023, xy[5] = 16383, xy[6] = 0, xy[7] = 16383;
+	st = PbFillContour(xy, 4, &PbMallocAllocator, &f, &err);
+	CHECK_INT(st, PB_OK);
+	CHECK_INT(f.width, 1024);
+	CHECK_INT(f.height, 16384);
+	free(f.mask);
+	free(xy);
 }
 
 /* The fill against brute force, on random contours of every slope. */

@@ -177,6 +177,7 @@
 	X(test_json_hovernet_nuclei) \
 	X(test_json_hovernet_errors) \
 	X(test_contour_fill_truth) \
+	X(test_contour_fill_zigzag) \
 	X(test_json_numbers_fast_path) \
 	/* test_pipeline.c: progress */ \
 	X(test_pipeline_progress)

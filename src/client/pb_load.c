@@ -239,6 +239,9 @@ main(int argc, char **argv)
 	}
 	if (PQstatus(conn) != CONNECTION_OK)
 		Die("%s", PQerrorMessage(conn));
+	/* the readers write UTF-8 (JSON's encoding), as the server functions read it */
+	if (PQsetClientEncoding(conn, "UTF8") != 0)
+		Die("%s", PQerrorMessage(conn));
 	Exec(conn, "SET client_min_messages = warning");
 	LoadAll(conn, table, fmt, &opt, argv + optind, argc - optind);
 	PQfinish(conn);

@@ -45,6 +45,10 @@ typedef struct PbError
 	char		message[200];
 } PbError;
 
+/* Record code and a printf-style message in err; return code. */
+extern PbStatus PbFail(PbError *err, PbStatus code, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
 /*
  * Allocator and interrupt hooks injected by the caller.  alloc and resize
  * never return NULL: they raise (PostgreSQL) or abort (tools) instead.

@@ -193,6 +193,28 @@ PbFillContour(const int64_t *xy, uint32_t n, const PbAllocator *mem,
 			ymax = y;
 	}
 	pixels = (uint64_t) (xmax - xmin + 1) * (uint64_t) (ymax - ymin + 1);
+	if (n > 0 && pixels <= PB_FILL_MAX_PIXELS)
+	{
+		/* the rows the edges cross and their lattice points: a zig-zag's
+		 * work and memory grow with these, not with its box */
+		uint64_t	work = 0;
+
+		for (uint32_t i = 0; i < n; i++)
+		{
+			int64_t		dx = xy[2 * ((i + 1) % n)] - xy[2 * i],
+						dy = xy[2 * ((i + 1) % n) + 1] - xy[2 * i + 1];
+
+			work += (uint64_t) (dy < 0 ? -dy : dy) + (uint64_t) (dx < 0 ? -dx : dx);
+		}
+		if (work > PB_FILL_MAX_EDGE_WORK)
+		{
+			snprintf(err->message, sizeof(err->message),
+					 "a contour whose edges are %llu pixels long in all, more than the %llu a contour may have",
+					 (unsigned long long) work, (unsigned long long) PB_FILL_MAX_EDGE_WORK);
+			err->code = PB_ERR_BADARG;
+			return PB_ERR_BADARG;
+		}
+	}
 	if (n == 0 || pixels > PB_FILL_MAX_PIXELS)
 	{
 		snprintf(err->message, sizeof(err->message),

@@ -21,6 +21,13 @@
 /* The most pixels a filled contour's bounding box may have. */
 #define PB_FILL_MAX_PIXELS ((uint64_t) 1 << 28)
 
+/*
+ * The most its edges may measure, |dx| + |dy| summed (a nucleus's outline
+ * is a few hundred; the fill's work and memory grow with it, so a contour
+ * zig-zagging across its box is refused rather than filled).
+ */
+#define PB_FILL_MAX_EDGE_WORK ((uint64_t) 1 << 24)
+
 /* The covered pixels of a contour's bounding box. */
 typedef struct PbFilled
 {
@@ -33,8 +40,9 @@ typedef struct PbFilled
 
 /*
  * Fill the closed polygon through the n >= 1 integer vertices xy (x, y
- * pairs).  PB_ERR_BADARG when a vertex is out of range or the bounding box
- * has more than PB_FILL_MAX_PIXELS pixels (err says which); the mask comes
+ * pairs).  PB_ERR_BADARG when a vertex is out of range, the bounding box
+ * has more than PB_FILL_MAX_PIXELS pixels or the edges measure more than
+ * PB_FILL_MAX_EDGE_WORK (err says which); the mask comes
  * from mem, freed by the caller.
  */
 extern PbStatus PbFillContour(const int64_t *xy, uint32_t n, const PbAllocator *mem,

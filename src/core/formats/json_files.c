@@ -44,7 +44,7 @@ ReadRecords(PbFileParse *fp, PbJsonReader *rd, int fd, PbJsonLayout want,
 									  &shape, &fp->err);
 			if (fp->status != PB_OK)
 			{
-				fp->line = 1;
+				fp->line = recs[i].line;
 				return;
 			}
 		}

@@ -297,6 +297,15 @@ PbNumSubstitute(PbNumTree *t, const char *data, size_t len, char *out,
 					*bad_at = i;
 					return -1;
 				}
+				if (data[i] == '\\' && len - i >= 6 && memcmp(data + i + 1, "u0001", 5) == 0)
+				{
+					/* a string that decodes to a placeholder's \x01: no placeholders */
+					PbNumReset(t);
+					memcpy(out, data, len);
+					out[len] = '\0';
+					*out_len = len;
+					return 0;
+				}
 				if (data[i] == '\\')
 					i++;
 			}

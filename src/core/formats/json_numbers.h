@@ -10,8 +10,9 @@
  * string ("\x01" and the tree's root number) in the array's place; json-c
  * parses the shorter copy, and PbNumFileOffset takes its errors' offsets
  * back to the record's own.  Raw control characters in strings, which JSON forbids, are
- * refused first, so a placeholder cannot be mistaken for a string of the
- * file.  An array the fast parser does not take (NaN, strings, leading
+ * refused first, and a record with the escape \u0001 in a string gets no
+ * placeholders at all (json-c parses it whole), so a placeholder cannot be
+ * mistaken for a string of the file.  An array the fast parser does not take (NaN, strings, leading
  * zeros, integers of more than 18 digits, too short to hold its
  * placeholder) is left to json-c and converted by PbNumFromJson: both make
  * the same tree, and the writers read only the tree.

@@ -88,6 +88,7 @@ AddItem(PbJsonReader *r, const PbJsonElement *e)
 	it->line = e->line;
 	PbJsonRecordInit(&r->records[r->nitems]);
 	r->records[r->nitems].number = e->number;
+	r->records[r->nitems].line = e->line;
 	r->nbytes = (size_t) (p - r->bytes);
 	r->nitems++;
 }

@@ -22,6 +22,7 @@ typedef struct PbJsonOptions
 typedef struct PbJsonRecord
 {
 	int64_t		number;			/* the feature's or nucleus's, 1-based in the file */
+	int64_t		line;			/* the line it starts on (1-based) */
 	char	   *id;				/* a feature's id (as text), a nucleus's id */
 	char	   *object_type;	/* GeoJSON: properties.objectType */
 	char	   *classification; /* GeoJSON: properties.classification(.name) */

@@ -372,6 +372,12 @@ CheckMember(PbJsonSplit *s, PbError *err)
 	json_object *obj;
 	PbStatus	st = PB_OK;
 
+	if (tok == NULL)
+	{
+		snprintf(err->message, sizeof(err->message), "out of memory for the JSON parser");
+		err->code = PB_ERR_NOMEM;
+		return PB_ERR_NOMEM;
+	}
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
 	obj = json_tokener_parse_ex(tok, v, (int) len);
 	if (obj == NULL && json_tokener_get_error(tok) == json_tokener_continue)

@@ -4,28 +4,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../geom/text_reader.h"
 #include "label_file.h"
-
-/* Record an error message; return its code. */
-PbStatus
-PbLabelFail(PbError *err, PbStatus code, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	err->code = code;
-	return code;
-}
 
 /* Whether the path ends in .tif, .tiff or .png (any case). */
 int
@@ -46,28 +31,11 @@ PbLabelCheckSize(uint64_t width, uint64_t height, uint64_t max_pixels, PbError *
 		max_pixels = PB_LABEL_MAX_PIXELS;
 	if (width == 0 || height == 0 || width > PB_TRACE_MAX_SIDE ||
 		height > PB_TRACE_MAX_SIDE || width * height > max_pixels)
-		return PbLabelFail(err, PB_ERR_BADARG,
+		return PbFail(err, PB_ERR_BADARG,
 						   "image of %llu x %llu pixels is too large or empty (at most %llu pixels)",
 						   (unsigned long long) width, (unsigned long long) height,
 						   (unsigned long long) max_pixels);
 	return PB_OK;
-}
-
-/* What a file that is not a regular one is, for the message. */
-static const char *
-FileKind(mode_t mode)
-{
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "of an unknown kind";
 }
 
 /* Check the file, read its first bytes, hand it to its format's reader. */
@@ -75,38 +43,28 @@ PbStatus
 PbReadLabelFile(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
 				PbLabelImage *im, int *io_errno, PbError *err)
 {
-	struct stat st;
 	uint8_t		magic[8];
 	ssize_t		got;
-	int			flags;
+	PbStatus	st;
 
 	memset(im, 0, sizeof(*im));
 	*io_errno = 0;
 	err->code = PB_OK;
 	err->message[0] = '\0';
-	if (fstat(fd, &st) != 0)
-	{
-		*io_errno = errno ? errno : EIO;
-		return PbLabelFail(err, PB_ERR_FORMAT, "fstat failed");
-	}
-	if (!S_ISREG(st.st_mode))
-		return PbLabelFail(err, PB_ERR_UNSUPPORTED, "not a regular file (%s)",
-						   FileKind(st.st_mode));
-	flags = fcntl(fd, F_GETFL);
-	if (flags != -1 && (flags & O_NONBLOCK))
-		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	if ((st = PbFileBegin(fd, io_errno, err)) != PB_OK)
+		return st;				/* not a regular file, or fstat failed */
 	do
 		got = pread(fd, magic, sizeof(magic), 0);
 	while (got < 0 && errno == EINTR);
 	if (got < 0)
 	{
 		*io_errno = errno ? errno : EIO;
-		return PbLabelFail(err, PB_ERR_FORMAT, "read failed");
+		return PbFail(err, PB_ERR_FORMAT, "read failed");
 	}
 	if (got >= 4 && (memcmp(magic, "II*\0", 4) == 0 || memcmp(magic, "MM\0*", 4) == 0 ||
 					 memcmp(magic, "II+\0", 4) == 0 || memcmp(magic, "MM\0+", 4) == 0))
 		return PbReadLabelTiff(fd, max_pixels, poll, poll_arg, im, err);
 	if (got == 8 && memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0)
 		return PbReadLabelPng(fd, max_pixels, poll, poll_arg, im, err);
-	return PbLabelFail(err, PB_ERR_UNSUPPORTED, "not a TIFF or PNG image");
+	return PbFail(err, PB_ERR_UNSUPPORTED, "not a TIFF or PNG image");
 }

@@ -50,8 +50,4 @@ extern PbStatus PbReadLabelPng(int fd, uint64_t max_pixels, PbPollFn poll,
 extern PbStatus PbLabelCheckSize(uint64_t width, uint64_t height, uint64_t max_pixels,
 								 PbError *err);
 
-/* Record an error message; return its code. */
-extern PbStatus PbLabelFail(PbError *err, PbStatus code, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
-
 #endif							/* PB_LABEL_FILE_H */

@@ -48,7 +48,7 @@ PngError(png_structp png, png_const_charp msg)
 	if (s->status == PB_OK)
 	{
 		s->status = PB_ERR_FORMAT;
-		PbLabelFail(s->err, PB_ERR_FORMAT, "PNG: %s", msg);
+		PbFail(s->err, PB_ERR_FORMAT, "PNG: %s", msg);
 	}
 	png_longjmp(png, 1);
 }
@@ -77,7 +77,7 @@ PngRead(png_structp png, png_bytep out, size_t len)
 
 			if (s->poll != NULL && s->poll(s->poll_arg))
 			{
-				s->status = PbLabelFail(s->err, PB_ERR_STOPPED, "stopped");
+				s->status = PbFail(s->err, PB_ERR_STOPPED, "stopped");
 				png_error(png, "stopped");
 			}
 			do
@@ -85,7 +85,7 @@ PngRead(png_structp png, png_bytep out, size_t len)
 			while (got < 0 && errno == EINTR);
 			if (got <= 0)
 			{
-				s->status = PbLabelFail(s->err, PB_ERR_FORMAT, got < 0
+				s->status = PbFail(s->err, PB_ERR_FORMAT, got < 0
 										? "PNG: read failed" : "PNG: the file ends early (truncated?)");
 				png_error(png, "read");
 			}
@@ -108,14 +108,14 @@ CheckHeader(png_structp png, png_infop info, PngSource *s, uint64_t max_pixels, 
 				depth = png_get_bit_depth(png, info);
 
 	if (type == PNG_COLOR_TYPE_PALETTE)
-		return PbLabelFail(s->err, PB_ERR_UNSUPPORTED,
+		return PbFail(s->err, PB_ERR_UNSUPPORTED,
 						   "not a label image: a palette (color-mapped) PNG");
 	if (type == PNG_COLOR_TYPE_RGB || type == PNG_COLOR_TYPE_RGB_ALPHA)
-		return PbLabelFail(s->err, PB_ERR_UNSUPPORTED,
+		return PbFail(s->err, PB_ERR_UNSUPPORTED,
 						   "not a label image: an RGB%s PNG; label images are grayscale",
 						   type == PNG_COLOR_TYPE_RGB_ALPHA ? "A" : "");
 	if (type == PNG_COLOR_TYPE_GRAY_ALPHA)
-		return PbLabelFail(s->err, PB_ERR_UNSUPPORTED,
+		return PbFail(s->err, PB_ERR_UNSUPPORTED,
 						   "not a label image: a grayscale PNG with alpha; label images have one band");
 	*bytes = depth == 16 ? 2 : 1;
 	return PbLabelCheckSize(png_get_image_width(png, info), png_get_image_height(png, info),
@@ -132,7 +132,7 @@ ReadRows(png_structp png, PngSource *s, PbLabelImage *im, int passes)
 		for (uint32_t r = 0; r < im->height; r++)
 		{
 			if ((r & 63) == 0 && s->poll != NULL && s->poll(s->poll_arg))
-				return PbLabelFail(s->err, PB_ERR_STOPPED, "stopped");
+				return PbFail(s->err, PB_ERR_STOPPED, "stopped");
 			png_read_row(png, s->pixels + (size_t) r * row_bytes, NULL);
 		}
 	return PB_OK;
@@ -150,10 +150,10 @@ PbReadLabelPng(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
 
 	memset(im, 0, sizeof(*im));
 	if (lseek(fd, 0, SEEK_SET) != 0)
-		return PbLabelFail(err, PB_ERR_FORMAT, "PNG: could not seek to the start");
+		return PbFail(err, PB_ERR_FORMAT, "PNG: could not seek to the start");
 	s = calloc(1, sizeof(PngSource));
 	if (s == NULL)
-		return PbLabelFail(err, PB_ERR_NOMEM, "out of memory opening a PNG");
+		return PbFail(err, PB_ERR_NOMEM, "out of memory opening a PNG");
 	s->fd = fd;
 	s->poll = poll;
 	s->poll_arg = poll_arg;
@@ -165,7 +165,7 @@ PbReadLabelPng(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
 	{
 		png_destroy_read_struct(png ? &png : NULL, NULL, NULL);
 		free(s);
-		return PbLabelFail(err, PB_ERR_NOMEM, "out of memory opening a PNG");
+		return PbFail(err, PB_ERR_NOMEM, "out of memory opening a PNG");
 	}
 	if (setjmp(png_jmpbuf(png)) != 0)
 		st = s->status != PB_OK ? s->status : PB_ERR_FORMAT;
@@ -191,7 +191,7 @@ PbReadLabelPng(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
 			}
 			s->pixels = malloc((size_t) im->width * im->height * (size_t) im->bytes);
 			if (s->pixels == NULL)
-				st = PbLabelFail(err, PB_ERR_NOMEM, "out of memory for a %u x %u image",
+				st = PbFail(err, PB_ERR_NOMEM, "out of memory for a %u x %u image",
 								 im->width, im->height);
 		}
 		if (st == PB_OK)

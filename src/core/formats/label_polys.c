@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,23 +38,6 @@ typedef struct TraceJob
 	pthread_t	caller;
 	atomic_int	stop;
 } TraceJob;
-
-/* Record an error; return its code. */
-static PbStatus
-PolysFail(PbError *err, PbStatus code, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
-
-static PbStatus
-PolysFail(PbError *err, PbStatus code, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	err->code = code;
-	return code;
-}
 
 /*
  * Parallel loop body: walk group g and write its labels' geometries; out
@@ -125,12 +107,12 @@ PbTraceLabels(const PbLabelImage *im, const double gt[6], int32_t srid,
 	err->message[0] = '\0';
 	if (im->width == 0 || im->height == 0 || im->width > PB_TRACE_MAX_SIDE ||
 		im->height > PB_TRACE_MAX_SIDE || npix > PB_LABEL_MAX_PIXELS)
-		return PolysFail(err, PB_ERR_BADARG,
+		return PbFail(err, PB_ERR_BADARG,
 						 "image of %u x %u pixels (sides from 1 to %u, at most %llu pixels)",
 						 im->width, im->height, (unsigned) PB_TRACE_MAX_SIDE,
 						 (unsigned long long) PB_LABEL_MAX_PIXELS);
 	if (im->bytes != 1 && im->bytes != 2 && im->bytes != 4)
-		return PolysFail(err, PB_ERR_BADARG, "labels of %d bytes (1, 2 or 4)", im->bytes);
+		return PbFail(err, PB_ERR_BADARG, "labels of %d bytes (1, 2 or 4)", im->bytes);
 	memset(&job, 0, sizeof(job));
 	job.im = im;
 	job.gt = gt;
@@ -169,9 +151,9 @@ PbTraceLabels(const PbLabelImage *im, const double gt[6], int32_t srid,
 	{
 		PbLabelShapesFree(out);
 		if (st == PB_ERR_NOMEM)
-			return PolysFail(err, st, "out of memory tracing a %u x %u image",
+			return PbFail(err, st, "out of memory tracing a %u x %u image",
 							 im->width, im->height);
-		return PolysFail(err, st, "stopped");
+		return PbFail(err, st, "stopped");
 	}
 	for (uint32_t g = 0; g < out->ngroups; g++)
 	{

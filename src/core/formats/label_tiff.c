@@ -136,7 +136,7 @@ TiffError(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap
 		char		msg[sizeof(s->err->message) - 8];
 
 		vsnprintf(msg, sizeof(msg), fmt, ap);
-		PbLabelFail(s->err, PB_ERR_FORMAT, "TIFF: %s", msg);
+		PbFail(s->err, PB_ERR_FORMAT, "TIFF: %s", msg);
 		s->failed = 1;
 	}
 	return 1;
@@ -172,25 +172,25 @@ CheckSamples(TIFF *tif, int *bytes, PbError *err)
 	TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt);
 	TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photo);
 	if (photo == PHOTOMETRIC_PALETTE)
-		return PbLabelFail(err, PB_ERR_UNSUPPORTED,
+		return PbFail(err, PB_ERR_UNSUPPORTED,
 						   "not a label image: a palette (color-mapped) image");
 	if (spp != 1)
-		return PbLabelFail(err, PB_ERR_UNSUPPORTED,
+		return PbFail(err, PB_ERR_UNSUPPORTED,
 						   "not a label image: %u samples a pixel (%s); label images have one band",
 						   spp, photo == PHOTOMETRIC_RGB ? "RGB" : "several bands");
 	if (fmt == SAMPLEFORMAT_IEEEFP)
-		return PbLabelFail(err, PB_ERR_UNSUPPORTED,
+		return PbFail(err, PB_ERR_UNSUPPORTED,
 						   "not a label image: %u-bit floating-point samples; labels are unsigned integers",
 						   bps);
 	if (fmt == SAMPLEFORMAT_INT)
-		return PbLabelFail(err, PB_ERR_UNSUPPORTED,
+		return PbFail(err, PB_ERR_UNSUPPORTED,
 						   "not a label image: %u-bit signed samples; labels are unsigned integers",
 						   bps);
 	if (fmt != SAMPLEFORMAT_UINT)
-		return PbLabelFail(err, PB_ERR_UNSUPPORTED,
+		return PbFail(err, PB_ERR_UNSUPPORTED,
 						   "not a label image: samples of TIFF sample format %u", fmt);
 	if (bps != 1 && bps != 8 && bps != 16 && bps != 32)
-		return PbLabelFail(err, PB_ERR_UNSUPPORTED,
+		return PbFail(err, PB_ERR_UNSUPPORTED,
 						   "not a label image: %u-bit samples; labels have 1, 8, 16 or 32 bits",
 						   bps);
 	*bytes = bps == 32 ? 4 : bps == 16 ? 2 : 1;
@@ -226,10 +226,10 @@ ReadTiles(TIFF *tif, TiffSource *src, PbLabelImage *im, int bits, PbPollFn poll,
 	TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
 	if (tw == 0 || th == 0 || tsize <= 0 || trow <= 0)
 		return src->failed ? PB_ERR_FORMAT
-			: PbLabelFail(err, PB_ERR_FORMAT, "TIFF: bad tile size %u x %u", tw, th);
+			: PbFail(err, PB_ERR_FORMAT, "TIFF: bad tile size %u x %u", tw, th);
 	buf = malloc((size_t) tsize);
 	if (buf == NULL)
-		return PbLabelFail(err, PB_ERR_NOMEM, "out of memory for a TIFF tile");
+		return PbFail(err, PB_ERR_NOMEM, "out of memory for a TIFF tile");
 	for (uint32_t y = 0; y < im->height && st == PB_OK; y += th)
 		for (uint32_t x = 0; x < im->width && st == PB_OK; x += tw)
 		{
@@ -237,10 +237,10 @@ ReadTiles(TIFF *tif, TiffSource *src, PbLabelImage *im, int bits, PbPollFn poll,
 						cols = im->width - x < tw ? im->width - x : tw;
 
 			if (poll != NULL && poll(poll_arg))
-				st = PbLabelFail(err, PB_ERR_STOPPED, "stopped");
+				st = PbFail(err, PB_ERR_STOPPED, "stopped");
 			else if (TIFFReadTile(tif, buf, x, y, 0, 0) < 0)
 				st = src->failed ? PB_ERR_FORMAT
-					: PbLabelFail(err, PB_ERR_FORMAT, "TIFF: tile at (%u, %u) could not be read", x, y);
+					: PbFail(err, PB_ERR_FORMAT, "TIFF: tile at (%u, %u) could not be read", x, y);
 			else
 				for (uint32_t r = 0; r < rows; r++)
 					CopyRow((uint8_t *) im->data + ((size_t) (y + r) * im->width + x) * im->bytes,
@@ -266,9 +266,9 @@ ReadStrips(TIFF *tif, TiffSource *src, PbLabelImage *im, int bits, PbPollFn poll
 		rps = im->height;
 	if (scan <= 0 || (bits != 1 && (size_t) scan != row_bytes))
 		return src->failed ? PB_ERR_FORMAT
-			: PbLabelFail(err, PB_ERR_FORMAT, "TIFF: bad scanline size");
+			: PbFail(err, PB_ERR_FORMAT, "TIFF: bad scanline size");
 	if (bits == 1 && (buf = malloc((size_t) scan * rps)) == NULL)
-		return PbLabelFail(err, PB_ERR_NOMEM, "out of memory for a TIFF strip");
+		return PbFail(err, PB_ERR_NOMEM, "out of memory for a TIFF strip");
 	for (uint32_t y = 0, s = 0; y < im->height && st == PB_OK; y += rps, s++)
 	{
 		uint32_t	rows = im->height - y < rps ? im->height - y : rps;
@@ -276,10 +276,10 @@ ReadStrips(TIFF *tif, TiffSource *src, PbLabelImage *im, int bits, PbPollFn poll
 		uint8_t    *dst = (uint8_t *) im->data + (size_t) y * row_bytes;
 
 		if (poll != NULL && poll(poll_arg))
-			st = PbLabelFail(err, PB_ERR_STOPPED, "stopped");
+			st = PbFail(err, PB_ERR_STOPPED, "stopped");
 		else if (TIFFReadEncodedStrip(tif, s, bits == 1 ? buf : dst, want) != want)
 			st = src->failed ? PB_ERR_FORMAT
-				: PbLabelFail(err, PB_ERR_FORMAT, "TIFF: strip %u (rows %u to %u) is short",
+				: PbFail(err, PB_ERR_FORMAT, "TIFF: strip %u (rows %u to %u) is short",
 							  s, y, y + rows - 1);
 		else if (bits == 1)
 			for (uint32_t r = 0; r < rows; r++)
@@ -306,11 +306,11 @@ PbReadLabelTiff(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
 
 	memset(im, 0, sizeof(*im));
 	if (fstat(fd, &st) != 0)
-		return PbLabelFail(err, PB_ERR_FORMAT, "fstat failed");
+		return PbFail(err, PB_ERR_FORMAT, "fstat failed");
 	src.size = (uint64_t) st.st_size;
 	opts = TIFFOpenOptionsAlloc();
 	if (opts == NULL)
-		return PbLabelFail(err, PB_ERR_NOMEM, "out of memory opening a TIFF");
+		return PbFail(err, PB_ERR_NOMEM, "out of memory opening a TIFF");
 	TIFFOpenOptionsSetMaxSingleMemAlloc(opts, TIFF_MAX_ALLOC);
 	/* libtiff's handler type has no format attribute (gcc would suggest one) */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -327,13 +327,13 @@ PbReadLabelTiff(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
 	TIFFOpenOptionsFree(opts);
 	if (tif == NULL)
 		return src.failed ? PB_ERR_FORMAT
-			: PbLabelFail(err, PB_ERR_FORMAT, "TIFF: could not be opened");
+			: PbFail(err, PB_ERR_FORMAT, "TIFF: could not be opened");
 	TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
 	TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
 	TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
 	res = CheckSamples(tif, &im->bytes, err);
 	if (res == PB_OK && !TIFFLastDirectory(tif))
-		res = PbLabelFail(err, PB_ERR_UNSUPPORTED,
+		res = PbFail(err, PB_ERR_UNSUPPORTED,
 						  "not a label image: the TIFF holds more than one image (pages of a stack?)");
 	if (res == PB_OK)
 		res = PbLabelCheckSize(w, h, max_pixels, err);
@@ -343,7 +343,7 @@ PbReadLabelTiff(int fd, uint64_t max_pixels, PbPollFn poll, void *poll_arg,
 		im->height = h;
 		im->data = malloc((size_t) w * h * (size_t) im->bytes);
 		if (im->data == NULL)
-			res = PbLabelFail(err, PB_ERR_NOMEM, "out of memory for a %u x %u image", w, h);
+			res = PbFail(err, PB_ERR_NOMEM, "out of memory for a %u x %u image", w, h);
 	}
 	if (res == PB_OK)
 		res = TIFFIsTiled(tif)

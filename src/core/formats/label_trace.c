@@ -3,29 +3,11 @@
  * label_trace.h), by the walk every label-image reader uses
  * (label_walk.h) with the mask as an image of one label.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "label_trace.h"
 #include "label_walk.h"
-
-/* Record an error; return its code. */
-static PbStatus
-TraceFail(PbError *err, PbStatus code, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
-
-static PbStatus
-TraceFail(PbError *err, PbStatus code, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	err->code = code;
-	return code;
-}
 
 /* Walk the mask as label 1 and write its one geometry to out. */
 PbStatus
@@ -44,7 +26,7 @@ PbTraceMask(const uint8_t *mask, uint32_t width, uint32_t height,
 	err->code = PB_OK;
 	err->message[0] = '\0';
 	if (width == 0 || height == 0 || width > PB_TRACE_MAX_SIDE || height > PB_TRACE_MAX_SIDE)
-		return TraceFail(err, PB_ERR_BADARG, "mask of %u x %u pixels (sides from 1 to %u)",
+		return PbFail(err, PB_ERR_BADARG, "mask of %u x %u pixels (sides from 1 to %u)",
 						 width, height, (unsigned) PB_TRACE_MAX_SIDE);
 	memset(&w, 0, sizeof(w));
 	atomic_init(&stop, 0);
@@ -56,7 +38,7 @@ PbTraceMask(const uint8_t *mask, uint32_t width, uint32_t height,
 	memset(w.marks, 0, (size_t) width * height);
 	st = PbWalkImage(&w);
 	if (st == PB_OK && w.nrings == 0)
-		st = TraceFail(err, PB_ERR_BADARG, "the mask has no pixel set");
+		st = PbFail(err, PB_ERR_BADARG, "the mask has no pixel set");
 	if (st == PB_OK)
 	{
 		PbWalkerGeometries(&w, gt, 0, out, &labels, &nlabels);

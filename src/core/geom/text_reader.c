@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,23 +12,6 @@
 
 #include "parse_text.h"
 #include "text_reader.h"
-
-/* Record an error; return its code. */
-static PbStatus
-ReaderFail(PbError *err, PbStatus code, const char *fmt,...)
-			__attribute__((format(printf, 3, 4)));
-
-static PbStatus
-ReaderFail(PbError *err, PbStatus code, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	err->code = code;
-	return code;
-}
 
 /* What a file that is not a regular one is, for the message. */
 static const char *
@@ -60,10 +42,10 @@ PbFileBegin(int fd, int *io_errno, PbError *err)
 	if (fstat(fd, &st) != 0)
 	{
 		*io_errno = errno ? errno : EIO;
-		return ReaderFail(err, PB_ERR_FORMAT, "fstat failed");
+		return PbFail(err, PB_ERR_FORMAT, "fstat failed");
 	}
 	if (!S_ISREG(st.st_mode))
-		return ReaderFail(err, PB_ERR_UNSUPPORTED, "not a regular file (%s)",
+		return PbFail(err, PB_ERR_UNSUPPORTED, "not a regular file (%s)",
 						  FileKind(st.st_mode));
 	flags = fcntl(fd, F_GETFL);
 	if (flags != -1 && (flags & O_NONBLOCK))
@@ -80,14 +62,14 @@ PbFileRead(int fd, void *buf, size_t n, PbPollFn poll, void *poll_arg,
 
 	*got = 0;
 	if (poll != NULL && poll(poll_arg))
-		return ReaderFail(err, PB_ERR_STOPPED, "stopped");
+		return PbFail(err, PB_ERR_STOPPED, "stopped");
 	do
 		r = read(fd, buf, n);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 	{
 		*io_errno = errno ? errno : EIO;
-		return ReaderFail(err, PB_ERR_FORMAT, "read failed");
+		return PbFail(err, PB_ERR_FORMAT, "read failed");
 	}
 	*got = (size_t) r;
 	return PB_OK;
@@ -126,7 +108,7 @@ Refill(PbTextReader *r, PbError *err)
 	PbStatus	st;
 
 	if (r->poll != NULL && r->poll(r->poll_arg))
-		return ReaderFail(err, PB_ERR_STOPPED, "stopped");
+		return PbFail(err, PB_ERR_STOPPED, "stopped");
 	if (r->start > 0)
 	{
 		memmove(r->buf, r->buf + r->start, r->fill - r->start);
@@ -174,14 +156,14 @@ PbTextReaderLine(PbTextReader *r, const char **line, size_t *len,
 		if (nul != NULL)
 		{
 			r->line++;
-			return ReaderFail(err, PB_ERR_FORMAT,
+			return PbFail(err, PB_ERR_FORMAT,
 							  "unexpected byte 0x00 (NUL) at column %zu",
 							  (size_t) (nul - (r->buf + r->start)) + 1);
 		}
 		if (stop - r->start > r->max_line)
 		{
 			r->line++;
-			return ReaderFail(err, PB_ERR_FORMAT,
+			return PbFail(err, PB_ERR_FORMAT,
 							  "line longer than %zu bytes, the most a line may hold",
 							  r->max_line);
 		}

@@ -102,16 +102,13 @@ static void
 EmitRow(ReturnSetInfo *rsinfo, Oid geom_recv, Oid geom_ioparam,
 		const PbTextPolygon *poly, const PbEwkb *wkb)
 {
-	StringInfoData buf;
 	Datum		values[3];
 	bool		nulls[3] = {false, !poly->has_id, false};
 
-	buf.data = (char *) wkb->data;
-	buf.len = buf.maxlen = (int) wkb->len;
-	buf.cursor = 0;
 	values[0] = Int64GetDatum(poly->line);
 	values[1] = Int64GetDatum(poly->id);
-	values[2] = OidReceiveFunctionCall(geom_recv, &buf, geom_ioparam, -1);
+	values[2] = PbGeometryFromEwkb(geom_recv, geom_ioparam, wkb->data, wkb->len,
+								   "pb_read_polygons");
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

@@ -8,7 +8,9 @@
  */
 #include "postgres.h"
 
+#include "lib/stringinfo.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 #include "pixelbox.h"
 
@@ -155,4 +157,25 @@ PbCheckSetSrid(int32_t *srid, bool *has_srid, int32_t next, const char *caller)
 	}
 	else if (next != *srid)
 		MixedSridError(*srid, next, caller);
+}
+
+/*
+ * The geometry value of EWKB a reader wrote, through the geometry type's
+ * receive function (recv, ioparam): what PostGIS makes of the bytes, Z, M,
+ * SRID and EMPTY parts included.  A value above a varlena's 1 GB limit is
+ * an error naming caller (the receive function takes an int length).
+ */
+Datum
+PbGeometryFromEwkb(Oid recv, Oid ioparam, const uint8_t *ewkb, size_t len, const char *caller)
+{
+	StringInfoData buf;
+
+	if (len > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: a geometry of %zu bytes, more than a value may hold (1 GB)", caller, len)));
+	buf.data = (char *) ewkb;
+	buf.len = buf.maxlen = (int) len;
+	buf.cursor = 0;
+	return OidReceiveFunctionCall(recv, &buf, ioparam, -1);
 }

@@ -32,6 +32,7 @@ typedef struct GeomRecv
 {
 	Oid			recv,
 				ioparam;
+	const char *caller;
 } GeomRecv;
 
 /* A text datum of UTF-8 s (the file's encoding), in the server's encoding. */
@@ -45,12 +46,7 @@ Utf8Text(const char *s)
 static Datum
 GeomDatum(const GeomRecv *g, const PbJsonRecord *rec)
 {
-	StringInfoData buf;
-
-	buf.data = (char *) rec->geom.data;
-	buf.len = buf.maxlen = (int) rec->geom.len;
-	buf.cursor = 0;
-	return OidReceiveFunctionCall(g->recv, &buf, g->ioparam, -1);
+	return PbGeometryFromEwkb(g->recv, g->ioparam, rec->geom.data, rec->geom.len, g->caller);
 }
 
 /* Put one pb_read_geojson row. */
@@ -110,6 +106,7 @@ ReadJsonRows(FunctionCallInfo fcinfo, const char *caller, const char *path,
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	getTypeBinaryInputInfo(TupleDescAttr(rsinfo->setDesc, geom_column)->atttypid,
 						   &g.recv, &g.ioparam);
+	g.caller = caller;
 	/* O_NONBLOCK: a FIFO must not block the open; the reader refuses it */
 	fd = OpenTransientFile(path, O_RDONLY | O_NONBLOCK | PG_BINARY);
 	if (fd < 0)

@@ -49,7 +49,7 @@ ImageErrcode(PbStatus st)
 
 /* Put one row per label: (label, pixels, geometry from its EWKB). */
 static void
-EmitShapes(FunctionCallInfo fcinfo, const PbLabelShapes *shapes)
+EmitShapes(FunctionCallInfo fcinfo, const PbLabelShapes *shapes, const char *caller)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			geom_recv,
@@ -63,16 +63,12 @@ EmitShapes(FunctionCallInfo fcinfo, const PbLabelShapes *shapes)
 	{
 		const PbLabelShape *s = &shapes->shapes[i];
 		MemoryContext old = MemoryContextSwitchTo(rowcxt);
-		StringInfoData buf;
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
-		buf.data = (char *) s->ewkb;
-		buf.len = buf.maxlen = (int) s->len;
-		buf.cursor = 0;
 		values[0] = Int64GetDatum((int64) s->label);
 		values[1] = Int64GetDatum(s->pixels);
-		values[2] = OidReceiveFunctionCall(geom_recv, &buf, geom_ioparam, -1);
+		values[2] = PbGeometryFromEwkb(geom_recv, geom_ioparam, s->ewkb, s->len, caller);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(rowcxt);
@@ -106,7 +102,7 @@ TraceAndEmit(FunctionCallInfo fcinfo, const PbLabelImage *im, const double gt[6]
 				 errmsg("%s: %s", caller, err.message)));
 	PG_TRY();
 	{
-		EmitShapes(fcinfo, &shapes);
+		EmitShapes(fcinfo, &shapes, caller);
 	}
 	PG_FINALLY();
 	{

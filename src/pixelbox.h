@@ -80,6 +80,8 @@ extern void RaiseStop(const char *caller) pg_attribute_noreturn();
 /* geom_input.c: decode a geometry argument or value into a batch shape */
 extern uint32_t PbDecodeGeometryArg(FunctionCallInfo fcinfo, int argno,
 									PbBatch *batch, const char *caller);
+extern Datum PbGeometryFromEwkb(Oid recv, Oid ioparam, const uint8_t *ewkb, size_t len,
+								const char *caller);
 extern uint32_t PbDecodeGeometryDatum(Datum d, Oid typid, PbBatch *batch,
 									  const char *caller);
 extern void PbCheckSameSrid(const PbBatch *batch, uint32_t a, uint32_t b,

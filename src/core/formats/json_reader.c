@@ -293,13 +293,15 @@ PbJsonReaderLayout(const PbJsonReader *r)
 void
 PbJsonReaderEnd(PbJsonReader *r)
 {
-	if (r->bytes == NULL)
-		return;
-	FreeBlock(r);
-	r->mem->release(r->mem->ctx, r->bytes);
-	r->mem->release(r->mem->ctx, r->items);
-	r->mem->release(r->mem->ctx, r->records);
-	r->bytes = NULL;
+	if (r->bytes != NULL)
+	{
+		FreeBlock(r);
+		r->mem->release(r->mem->ctx, r->bytes);
+		r->mem->release(r->mem->ctx, r->items);
+		r->mem->release(r->mem->ctx, r->records);
+		r->bytes = NULL;
+	}
+	/* the splitter's buffer too, also when the block's never came */
 	PbJsonSplitEnd(&r->split);
 }
 

@@ -245,3 +245,48 @@ test_label_polys_stop(void)
 	CHECK(out.shapes == NULL);
 	free(lab);
 }
+
+/*
+ * Outlines with corners at nearly every pixel have more corners than a
+ * segmentation can: refused with a message, on one thread and on two,
+ * before memory grows with them.  Three shapes of it: single-pixel
+ * objects (a checkerboard of labels 1 and 2: many rings), single-pixel
+ * holes in one object (many rings of one label), diagonal stripes joined
+ * by the first column (one ring, checked while it is walked).  A
+ * real-looking image of the same size is traced.
+ */
+void
+test_label_polys_corner_budget(void)
+{
+	const uint32_t side = 4608;	/* 21M pixels: the floor's budget, 2^24 corners */
+	uint8_t    *lab = malloc((size_t) side * side);
+	PbLabelImage im = {lab, side, side, 1};
+	double		gt[6] = {0, 1, 0, 0, 0, 1};
+	PbRun		run = {2, 0, NULL, NULL};
+	PbLabelShapes out;
+	PbError		err;
+
+	CHECK(PbLabelMaxPoints((uint64_t) 1 << 30) == (uint64_t) 1 << 28);
+	CHECK(PbLabelMaxPoints((uint64_t) side * side) == (uint64_t) 1 << 24);
+	for (int shape = 0; shape < 3; shape++)
+	{
+		for (size_t r = 0; r < side; r++)
+			for (size_t c = 0; c < side; c++)
+				lab[r * side + c] = (uint8_t) (shape == 0 ? 1 + (r + c) % 2 :
+											   shape == 1 ? !(r % 2 == 1 && c % 2 == 1) :
+											   (r + c) % 4 < 2 || c == 0);
+		pb_test_context("shape %d", shape);
+		CHECK_INT(PbTraceLabels(&im, gt, 0, shape == 1 ? &run : NULL, &out, &err), PB_ERR_BADARG);
+		CHECK_STR_HAS(err.message, "the outlines of a 4608 x 4608 image's labels have more than 16777216 corners");
+		CHECK(out.shapes == NULL);
+	}
+	pb_test_context("%s", "");
+	/* squares of 16 x 16 pixels, four labels: traced */
+	for (size_t r = 0; r < side; r++)
+		for (size_t c = 0; c < side; c++)
+			lab[r * side + c] = (uint8_t) (1 + (r / 16 % 2) * 2 + c / 16 % 2);
+	CHECK_INT(PbTraceLabels(&im, gt, 0, &run, &out, &err), PB_OK);
+	CHECK_INT(out.n, 4);
+	PbLabelShapesFree(&out);
+	free(lab);
+}

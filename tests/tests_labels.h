@@ -20,6 +20,7 @@
 	X(test_label_polys_geotransform) \
 	X(test_label_polys_errors) \
 	X(test_label_polys_stop) \
+	X(test_label_polys_corner_budget) \
 	/* test_label_file.c */ \
 	X(test_label_file_tiff_layouts) \
 	X(test_label_file_png_depths) \

@@ -37,6 +37,8 @@ typedef struct TraceJob
 	const PbRun *run;
 	pthread_t	caller;
 	atomic_int	stop;
+	atomic_uint_fast64_t points;	/* turning points kept by all groups */
+	uint64_t	max_points;
 } TraceJob;
 
 /*
@@ -68,6 +70,8 @@ TraceGroup(void *arg, int64_t g)
 	go->w.group = (uint32_t) g;
 	go->w.ngroups = job->ngroups;
 	go->w.stop = &job->stop;
+	go->w.points = &job->points;
+	go->w.max_points = job->max_points;
 	if (job->run != NULL && pthread_equal(pthread_self(), job->caller))
 	{
 		go->w.poll = job->run->poll;
@@ -120,6 +124,8 @@ PbTraceLabels(const PbLabelImage *im, const double gt[6], int32_t srid,
 	job.run = run;
 	job.caller = pthread_self();
 	atomic_init(&job.stop, 0);
+	atomic_init(&job.points, 0);
+	job.max_points = PbLabelMaxPoints(npix);
 	job.ngroups = run != NULL && run->threads > 1 ? (uint32_t) run->threads : 1;
 	if (job.ngroups > MAX_GROUPS)
 		job.ngroups = MAX_GROUPS;
@@ -137,7 +143,10 @@ PbTraceLabels(const PbLabelImage *im, const double gt[6], int32_t srid,
 		st = out->groups[g].status;
 		n += out->groups[g].nlabels;
 	}
-	/* out of memory wins over the stop it caused */
+	/* out of memory, or too many points, wins over the stop it caused */
+	for (uint32_t g = 0; g < out->ngroups; g++)
+		if (out->groups[g].w.over_budget)
+			st = PB_ERR_BADARG;
 	for (uint32_t g = 0; g < out->ngroups; g++)
 		if (out->groups[g].out_of_memory)
 			st = PB_ERR_NOMEM;
@@ -153,6 +162,12 @@ PbTraceLabels(const PbLabelImage *im, const double gt[6], int32_t srid,
 		if (st == PB_ERR_NOMEM)
 			return PbFail(err, st, "out of memory tracing a %u x %u image",
 							 im->width, im->height);
+		if (st == PB_ERR_BADARG)
+			return PbFail(err, st,
+						  "the outlines of a %u x %u image's labels have more than %llu corners "
+						  "(at most one per %d pixels: objects of single pixels everywhere, not a segmentation)",
+						  im->width, im->height, (unsigned long long) job.max_points,
+						  PB_LABEL_PIXELS_PER_CORNER);
 		return PbFail(err, st, "stopped");
 	}
 	for (uint32_t g = 0; g < out->ngroups; g++)

@@ -18,6 +18,24 @@
 /* The most pixels a label image may have (2^31: 8 GiB of uint32 labels). */
 #define PB_LABEL_MAX_PIXELS ((uint64_t) 1 << 31)
 
+/*
+ * The corners (polygon vertices) a label image's outlines may have: one
+ * per PB_LABEL_PIXELS_PER_CORNER pixels, and at least 2^24.  Real
+ * segmentations have one per 15 to 20 pixels (the IHC image's two, at
+ * 4096²); an image of single-pixel objects (a checkerboard) has four per
+ * pixel, and its polygons would take ~100 bytes a pixel, far more than
+ * the image: it is refused before memory grows with it.
+ */
+#define PB_LABEL_PIXELS_PER_CORNER 4
+
+static inline uint64_t
+PbLabelMaxPoints(uint64_t pixels)
+{
+	uint64_t	n = pixels / PB_LABEL_PIXELS_PER_CORNER;
+
+	return n > ((uint64_t) 1 << 24) ? n : (uint64_t) 1 << 24;
+}
+
 /* One label's geometry. */
 typedef struct PbLabelShape
 {

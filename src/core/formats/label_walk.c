@@ -152,6 +152,12 @@ EmitRing(PbWalker *w, uint32_t L, size_t from, size_t runs_from)
 	int32_t		tx = s[0],
 				ty = s[1];
 
+	if (w->points != NULL && atomic_fetch_add(w->points, n) + n > w->max_points)
+	{
+		/* pixel-wide detail everywhere: stop before memory grows with it */
+		w->over_budget = 1;
+		atomic_store(w->stop, 1);
+	}
 	w->rings = Reserve(w->mem, w->rings, &w->cap_rings, w->nrings, 1, sizeof(PbWalkRing));
 	w->pts = Reserve(w->mem, w->pts, &w->cap_pts, w->npts, n, 2 * sizeof(int32_t));
 	memcpy(w->pts + 2 * w->npts, s, n * 2 * sizeof(int32_t));
@@ -312,6 +318,12 @@ Walk(PbWalker *w, uint32_t L, int32_t x0, int32_t y0, int d0)
 		if (--w->countdown == 0)
 		{
 			w->countdown = WALK_POLL_STEPS;
+			/* one long ring counts too, before it is emitted */
+			if (w->points != NULL && atomic_load(w->points) + w->nstk > w->max_points)
+			{
+				w->over_budget = 1;
+				atomic_store(w->stop, 1);
+			}
 			if (Stopped(w))
 				return PB_ERR_STOPPED;
 		}

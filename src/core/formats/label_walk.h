@@ -70,6 +70,10 @@ typedef struct PbWalker
 	void	   *poll_arg;
 	atomic_int *stop;
 	uint32_t	countdown;
+	/* the turning points all walkers may keep (NULL: no limit); over it, stop */
+	atomic_uint_fast64_t *points;
+	uint64_t	max_points;
+	int			over_budget;	/* this walker went over it */
 	/* results */
 	PbWalkRing *rings;
 	size_t		nrings,

@@ -105,14 +105,24 @@ Exec(PGconn *conn, const char *sql)
 	PQclear(res);
 }
 
-/* Send the buffered COPY rows to the server; the buffer is empty again. */
+/*
+ * Send buffered COPY rows to the server, in pieces libpq's int length takes
+ * (COPY's stream need not be cut at rows).
+ */
 static int
 FlushRows(void *arg, const char *data, size_t len)
 {
 	PGconn	   *conn = (PGconn *) arg;
 
-	if (len > 0 && PQputCopyData(conn, data, (int) len) != 1)
-		Die("sending rows failed: %s", PQerrorMessage(conn));
+	while (len > 0)
+	{
+		size_t		n = len < ((size_t) 1 << 26) ? len : (size_t) 1 << 26;
+
+		if (PQputCopyData(conn, data, (int) n) != 1)
+			Die("sending rows failed: %s", PQerrorMessage(conn));
+		data += n;
+		len -= n;
+	}
 	return 0;
 }
 

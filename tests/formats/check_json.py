@@ -22,7 +22,6 @@ environment).  Prints one line per failed check and a summary line
 "json checks: N passed, M failed"; exits non-zero on failure.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -32,27 +31,9 @@ from scipy import ndimage
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixtures  # noqa: E402
+from sqlcheck import Checks, psql as sql  # noqa: E402
 
-passed = 0
-failed = 0
-
-
-def sql(query):
-    """Run a script; the text of its last query's rows (unaligned, |-separated)."""
-    r = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
-                       input=query + ";\n", capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip())
-    return r.stdout.strip()
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
+check = Checks()
 
 
 def lit(s):
@@ -149,8 +130,7 @@ def main():
             check_geojson(bare, f"{what} bare array")
             check_hovernet(hov, labels, contours, f"{what} HoVer-Net")
             check_compare_files(fc, hov, f"{what} QuPath against HoVer-Net")
-    print(f"json checks: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary("json")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ and "label checks: N passed, M failed"; exits non-zero on failure.
 import os
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
@@ -27,27 +26,9 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixtures  # noqa: E402
+from sqlcheck import Checks, psql  # noqa: E402
 
-passed = 0
-failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
-
-
-def psql(script):
-    """Run a psql script; its unaligned, tuples-only output."""
-    r = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1"],
-                       input=script, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip())
-    return r.stdout.strip()
+check = Checks()
 
 
 def truth_rows(labels):
@@ -167,8 +148,7 @@ def main():
               f"pb_compare_files on label images differs from pb_compare_tables on GDAL's polygons ({pairs} pairs)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"label checks: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary("label")
 
 
 if __name__ == "__main__":

@@ -25,32 +25,10 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixtures  # noqa: E402
+from sqlcheck import Checks, psql  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-passed = 0
-failed = 0
-
-
-def check(ok, what):
-    """Count one check; print it when it failed."""
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
-
-
-def psql(sql, user=None):
-    """Run SQL, return stdout stripped (unaligned, tuples only)."""
-    env = dict(os.environ)
-    if user:
-        env["PGUSER"] = user
-    out = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql],
-                         capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr)
-    return out.stdout.strip()
+check = Checks()
 
 
 def loader():
@@ -232,8 +210,7 @@ def main():
              "ld_special, ld_bad")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"loader checks: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary("loader")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,16 @@ extern void FuzzFail(const char *file, int line, const char *fmt,...)
 			FuzzFail(__FILE__, __LINE__, __VA_ARGS__); \
 	} while (0)
 
+/*
+ * A temporary file for the harnesses of file readers, made once per
+ * process under $TMPDIR or /tmp (named after prefix) and unlinked at once,
+ * so nothing is left behind even when a run crashes.
+ */
+extern int	FuzzTempFile(const char *prefix);
+
+/* Make the file hold exactly len bytes of data. */
+extern void FuzzWriteFile(int fd, const void *data, size_t len);
+
 /* Batch sizes, to check that a failed decode left the batch unchanged. */
 typedef struct FuzzBatchMark
 {

@@ -37,26 +37,6 @@ typedef struct Outcome
 	char		message[sizeof(((PbError *) 0)->message)];
 } Outcome;
 
-/* The temporary file, made once per process and unlinked at once. */
-static int
-TempFile(void)
-{
-	static int	fd = -1;
-
-	if (fd < 0)
-	{
-		const char *dir = getenv("TMPDIR");
-		char		path[4096];
-
-		snprintf(path, sizeof(path), "%s/pb_fuzz_json_XXXXXX",
-				 dir != NULL && dir[0] != '\0' ? dir : "/tmp");
-		fd = mkstemp(path);
-		FUZZ_CHECK(fd >= 0, "cannot make the temporary file");
-		unlink(path);
-	}
-	return fd;
-}
-
 /* FNV-1a over bytes, continuing h. */
 static uint64_t
 Hash(uint64_t h, const void *data, size_t len)
@@ -142,14 +122,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t		c = size > 0 ? data[0] : 0;
 	PbJsonLayout want = (PbJsonLayout) ((c & 3) % 3);
 	PbJsonOptions opt = {(c >> 2) & 1, (c >> 3) & 1};
-	int			fd = TempFile();
+	int			fd = FuzzTempFile("pb_fuzz_json");
 	size_t		len = size > 0 ? size - 1 : 0;
 	Outcome		one,
 				three,
 				stopped;
 
-	FUZZ_CHECK(ftruncate(fd, 0) == 0 && pwrite(fd, data + 1, len, 0) == (ssize_t) len,
-			   "cannot write the temporary file");
+	FuzzWriteFile(fd, data + 1, len);
 	ReadAll(fd, want, &opt, 1, INT_MAX, &one);
 	ReadAll(fd, want, &opt, 3, INT_MAX, &three);
 	FUZZ_CHECK(one.st == three.st && one.records == three.records && one.hash == three.hash &&

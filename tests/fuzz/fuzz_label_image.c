@@ -24,33 +24,6 @@
 /* The most pixels an input may make the reader hold. */
 #define FUZZ_MAX_PIXELS ((uint64_t) 1 << 20)
 
-/*
- * The temporary file, made once per process under $TMPDIR or /tmp and
- * unlinked at once, so nothing is left behind even when a run crashes.
- */
-static int
-TempFile(void)
-{
-	static int	fd = -1;
-
-	if (fd < 0)
-	{
-		const char *dir = getenv("TMPDIR");
-		char		path[4096];
-
-		snprintf(path, sizeof(path), "%s/pb_fuzz_label_XXXXXX",
-				 dir != NULL && dir[0] != '\0' ? dir : "/tmp");
-		fd = mkstemp(path);
-		if (fd < 0)
-		{
-			perror("fuzz_label_image: mkstemp");
-			abort();
-		}
-		unlink(path);
-	}
-	return fd;
-}
-
 /* Pixel i of an image as a label. */
 static uint32_t
 Pixel(const PbLabelImage *im, size_t i)
@@ -109,14 +82,13 @@ CheckTrace(const PbLabelImage *im)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int			fd = TempFile();
+	int			fd = FuzzTempFile("pb_fuzz_label");
 	int			io_errno;
 	PbLabelImage im;
 	PbError		err;
 	PbStatus	st;
 
-	FUZZ_CHECK(ftruncate(fd, 0) == 0 && pwrite(fd, data, size, 0) == (ssize_t) size,
-			   "could not write the temporary file");
+	FuzzWriteFile(fd, data, size);
 	st = PbReadLabelFile(fd, FUZZ_MAX_PIXELS, NULL, NULL, &im, &io_errno, &err);
 	if (st != PB_OK)
 	{

@@ -86,49 +86,6 @@ StopAfter(void *arg)
 }
 
 /*
- * The temporary file, made once per process under $TMPDIR or /tmp and
- * unlinked at once, so nothing is left behind even when a run crashes.
- */
-static int
-TempFile(void)
-{
-	static int	fd = -1;
-
-	if (fd < 0)
-	{
-		const char *dir = getenv("TMPDIR");
-		char		path[4096];
-
-		snprintf(path, sizeof(path), "%s/pb_fuzz_text_XXXXXX",
-				 dir != NULL && dir[0] != '\0' ? dir : "/tmp");
-		fd = mkstemp(path);
-		if (fd < 0)
-		{
-			perror("fuzz_text_file: mkstemp");
-			abort();
-		}
-		unlink(path);
-	}
-	return fd;
-}
-
-/* Make the file hold exactly len bytes of data. */
-static void
-WriteFile(int fd, const char *data, size_t len)
-{
-	size_t		done = 0;
-
-	while (done < len)
-	{
-		ssize_t		n = pwrite(fd, data + done, len - done, (off_t) done);
-
-		FUZZ_CHECK(n > 0, "cannot write the temporary file");
-		done += (size_t) n;
-	}
-	FUZZ_CHECK(ftruncate(fd, (off_t) len) == 0, "cannot truncate the temporary file");
-}
-
-/*
  * The file's bytes: the padding byte 0 asks for, then the text, in a
  * buffer kept from input to input (a fresh 128 KiB one each time would
  * cost more than the reading).
@@ -465,11 +422,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				len;
 	char	   *file = FileBytes(c, j, data + skip, size - skip, &len);
 	size_t		max_line = MaxLine(c, j);
-	int			fd = TempFile();
+	int			fd = FuzzTempFile("pb_fuzz_text");
 	ReadRun		full,
 				stopped;
 
-	WriteFile(fd, file, len);
+	FuzzWriteFile(fd, file, len);
 	ReadAll(fd, max_line, INT_MAX, !NO_EWKB(c), &full);
 	CheckAgainstLines(&full, file, len, max_line, !NO_EWKB(c));
 	/* a stop after the last read would change nothing */

@@ -1,12 +1,15 @@
 /*
  * fuzz_util.c: the checks the harnesses share (see fuzz.h).  They read the
- * batch the decoders filled, never call the code under test.
+ * batch the decoders filled, never call the code under test; and the
+ * temporary file the file readers' harnesses read from.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 
@@ -227,4 +230,40 @@ FuzzPrefillBatch(PbBatch *b)
 
 	DecodeRing(b, square, 5);
 	DecodeRing(b, triangle, 4);
+}
+
+/* The harnesses' temporary file (see fuzz.h). */
+int
+FuzzTempFile(const char *prefix)
+{
+	static int	fd = -1;
+
+	if (fd < 0)
+	{
+		const char *dir = getenv("TMPDIR");
+		char		path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s_XXXXXX",
+				 dir != NULL && dir[0] != '\0' ? dir : "/tmp", prefix);
+		fd = mkstemp(path);
+		FUZZ_CHECK(fd >= 0, "cannot make the temporary file %s", path);
+		unlink(path);
+	}
+	return fd;
+}
+
+/* Make the file hold exactly len bytes of data. */
+void
+FuzzWriteFile(int fd, const void *data, size_t len)
+{
+	size_t		done = 0;
+
+	while (done < len)
+	{
+		ssize_t		n = pwrite(fd, (const char *) data + done, len - done, (off_t) done);
+
+		FUZZ_CHECK(n > 0, "cannot write the temporary file");
+		done += (size_t) n;
+	}
+	FUZZ_CHECK(ftruncate(fd, (off_t) len) == 0, "cannot truncate the temporary file");
 }

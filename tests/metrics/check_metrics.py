@@ -29,7 +29,6 @@ environment).  Prints one line per failed check and a summary line
 "metrics checks: N passed, M failed"; exits non-zero on failure.
 """
 import os
-import subprocess
 import sys
 
 import numpy as np
@@ -37,6 +36,7 @@ from scipy.optimize import linear_sum_assignment
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "formats"))
 import fixtures  # noqa: E402
+from sqlcheck import Checks, psql_rows as psql  # noqa: E402
 
 THRESHOLDS = (0.1, 0.3, 0.5, 0.7, 0.9)
 FIELDS = ("n_true", "n_pred", "tp", "fp", "fn", "precision", "recall", "accuracy", "f1",
@@ -44,30 +44,11 @@ FIELDS = ("n_true", "n_pred", "tp", "fp", "fn", "precision", "recall", "accuracy
           "aji", "aji_plus", "dice_pixel")
 COUNTS = {"n_true", "n_pred", "tp", "fp", "fn"}
 
-passed = 0
-failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
+check = Checks()
 
 
 def close(ours, truth, rel=1e-12):
     return abs(ours - truth) <= rel * max(1.0, abs(truth))
-
-
-def psql(script):
-    """Run a script with psql; its unaligned output rows (| separated)."""
-    r = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"],
-                       input=script, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip())
-    return [line.split("|") for line in r.stdout.splitlines() if line]
 
 
 # ---- the truth, from the definitions ---------------------------------------
@@ -301,8 +282,7 @@ def main():
             compare(name, x, y)
     finally:
         psql("".join(f"DROP TABLE IF EXISTS {n}_a, {n}_b;\n" for n, _, _ in cases))
-    print(f"metrics checks: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return check.summary("metrics")
 
 
 if __name__ == "__main__":

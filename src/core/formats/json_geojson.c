@@ -3,7 +3,6 @@
  * json_geojson.h).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,23 +10,6 @@
 
 #include "../geom/batch.h"
 #include "json_geojson.h"
-
-/* Record an error; return PB_ERR_FORMAT. */
-static PbStatus
-FeatureFail(PbError *err, const char *fmt,...)
-			__attribute__((format(printf, 2, 3)));
-
-static PbStatus
-FeatureFail(PbError *err, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	err->code = PB_ERR_FORMAT;
-	return PB_ERR_FORMAT;
-}
 
 /* Member key of o when o is an object and has it, else NULL. */
 static json_object *
@@ -52,10 +34,10 @@ WriteRing(PbEwkb *w, const PbNumTree *t, uint32_t ring, const char *where,
 				xy[2] = {0, 0};
 
 	if (r->kind != PB_NUM_ARRAY)
-		return FeatureFail(err, "%s is %s, not an array of positions", where,
+		return PbFail(err, PB_ERR_FORMAT, "%s is %s, not an array of positions", where,
 						   PbNumWhat(t, ring));
 	if (r->count < 4)
-		return FeatureFail(err, "%s has %u position%s; a ring needs at least 4 (the last repeating the first)",
+		return PbFail(err, PB_ERR_FORMAT, "%s has %u position%s; a ring needs at least 4 (the last repeating the first)",
 						   where, r->count, r->count == 1 ? "" : "s");
 	slot = PbEwkbCountSlot(w);
 	PbEwkbSetCount(w, slot, r->count);
@@ -64,17 +46,17 @@ WriteRing(PbEwkb *w, const PbNumTree *t, uint32_t ring, const char *where,
 		const PbNumNode *pos = PbNumKid(t, r, i);
 
 		if (pos->kind != PB_NUM_ARRAY)
-			return FeatureFail(err, "position %u of %s is %s, not an array of numbers",
+			return PbFail(err, PB_ERR_FORMAT, "position %u of %s is %s, not an array of numbers",
 							   i + 1, where, PbNumWhat(t, t->kids[r->first + i]));
 		if (pos->count < 2)
-			return FeatureFail(err, "position %u of %s has %u number%s; a position needs 2",
+			return PbFail(err, PB_ERR_FORMAT, "position %u of %s has %u number%s; a position needs 2",
 							   i + 1, where, pos->count, pos->count == 1 ? "" : "s");
 		for (uint32_t k = 0; k < 2; k++)
 		{
 			const PbNumNode *c = PbNumKid(t, pos, k);
 
 			if (c->kind != PB_NUM_NUMBER)
-				return FeatureFail(err, "position %u of %s: coordinate %c is %s, not a finite number",
+				return PbFail(err, PB_ERR_FORMAT, "position %u of %s: coordinate %c is %s, not a finite number",
 								   i + 1, where, k == 0 ? 'x' : 'y',
 								   PbNumWhat(t, t->kids[pos->first + k]));
 			xy[k] = c->value;
@@ -84,7 +66,7 @@ WriteRing(PbEwkb *w, const PbNumTree *t, uint32_t ring, const char *where,
 		PbEwkbDoubles(w, xy, 2);
 	}
 	if (xy[0] != first[0] || xy[1] != first[1])
-		return FeatureFail(err, "%s is not closed: its last position (%.17g %.17g) is not its first (%.17g %.17g), as GeoJSON requires",
+		return PbFail(err, PB_ERR_FORMAT, "%s is not closed: its last position (%.17g %.17g) is not its first (%.17g %.17g), as GeoJSON requires",
 						   where, xy[0], xy[1], first[0], first[1]);
 	PbEwkbCloseRing(w, slot, r->count, 2);
 	return PB_OK;
@@ -102,9 +84,9 @@ WritePolygon(PbEwkb *w, const PbNumTree *t, uint32_t rings, const char *member,
 	if (p->kind != PB_NUM_ARRAY)
 	{
 		if (part > 0)
-			return FeatureFail(err, "polygon %u of its %s is %s, not an array of rings",
+			return PbFail(err, PB_ERR_FORMAT, "polygon %u of its %s is %s, not an array of rings",
 							   part, member, PbNumWhat(t, rings));
-		return FeatureFail(err, "the coordinates of its %s are %s, not an array of rings",
+		return PbFail(err, PB_ERR_FORMAT, "the coordinates of its %s are %s, not an array of rings",
 						   member, PbNumWhat(t, rings));
 	}
 	PbEwkbHeader(w, PB_POLYGONTYPE, 0);
@@ -137,21 +119,21 @@ WriteGeometry(PbEwkb *w, PbNumTree *t, json_object *g, const char *member,
 	const PbNumNode *mp;
 
 	if (!json_object_is_type(g, json_type_object))
-		return FeatureFail(err, "its %s is %s, not a GeoJSON geometry", member,
+		return PbFail(err, PB_ERR_FORMAT, "its %s is %s, not a GeoJSON geometry", member,
 						   PbJsonTypeName(g));
 	if (type == NULL || !json_object_is_type(type, json_type_string))
-		return FeatureFail(err, "its %s has no \"type\" string", member);
+		return PbFail(err, PB_ERR_FORMAT, "its %s has no \"type\" string", member);
 	name = json_object_get_string(type);
 	if (strcmp(name, "Polygon") != 0 && strcmp(name, "MultiPolygon") != 0)
-		return FeatureFail(err, "its %s is a %.40s, not a Polygon or MultiPolygon", member, name);
+		return PbFail(err, PB_ERR_FORMAT, "its %s is a %.40s, not a Polygon or MultiPolygon", member, name);
 	if (!json_object_object_get_ex(g, "coordinates", &coords))
-		return FeatureFail(err, "its %s (a %s) has no \"coordinates\"", member, name);
+		return PbFail(err, PB_ERR_FORMAT, "its %s (a %s) has no \"coordinates\"", member, name);
 	c = PbNumFromJson(t, coords);
 	if (strcmp(name, "Polygon") == 0)
 		return WritePolygon(w, t, c, member, 0, err);
 	mp = &t->nodes[c];
 	if (mp->kind != PB_NUM_ARRAY)
-		return FeatureFail(err, "the coordinates of its %s are %s, not an array of polygons",
+		return PbFail(err, PB_ERR_FORMAT, "the coordinates of its %s are %s, not an array of polygons",
 						   member, PbNumWhat(t, c));
 	{
 		size_t		slot;
@@ -180,7 +162,7 @@ StringMember(json_object *o, const char *key, const char *where, char **out,
 	if (v == NULL || json_object_is_type(v, json_type_null))
 		return PB_OK;
 	if (!json_object_is_type(v, json_type_string))
-		return FeatureFail(err, "%s is %s, not a string", where, PbJsonTypeName(v));
+		return PbFail(err, PB_ERR_FORMAT, "%s is %s, not a string", where, PbJsonTypeName(v));
 	*out = PbJsonStrdup(json_object_get_string(v));
 	return PB_OK;
 }
@@ -245,7 +227,7 @@ Measurements(json_object *props, PbJsonRecord *rec, PbError *err)
 				!json_object_object_get_ex(e, "value", &value))
 			{
 				json_object_put(obj);
-				return FeatureFail(err, "measurement %zu is not {\"name\": string, \"value\": ...}",
+				return PbFail(err, PB_ERR_FORMAT, "measurement %zu is not {\"name\": string, \"value\": ...}",
 								   i + 1);
 			}
 			json_object_object_add(obj, json_object_get_string(name),
@@ -253,7 +235,7 @@ Measurements(json_object *props, PbJsonRecord *rec, PbError *err)
 		}
 	}
 	else
-		return FeatureFail(err, "properties.measurements is %s, not an object or an array",
+		return PbFail(err, PB_ERR_FORMAT, "properties.measurements is %s, not an object or an array",
 						   PbJsonTypeName(m));
 	obj = FiniteOrString(obj);
 	rec->measurements = PbJsonStrdup(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PLAIN));
@@ -275,12 +257,12 @@ Attributes(json_object *f, PbJsonRecord *rec, PbError *err)
 		if (!json_object_is_type(id, json_type_string) &&
 			!json_object_is_type(id, json_type_int) &&
 			!json_object_is_type(id, json_type_double))
-			return FeatureFail(err, "its id is %s, not a string or a number", PbJsonTypeName(id));
+			return PbFail(err, PB_ERR_FORMAT, "its id is %s, not a string or a number", PbJsonTypeName(id));
 		rec->id = PbJsonStrdup(json_object_get_string(id));
 	}
 	if (props != NULL && !json_object_is_type(props, json_type_null) &&
 		!json_object_is_type(props, json_type_object))
-		return FeatureFail(err, "its properties are %s, not an object", PbJsonTypeName(props));
+		return PbFail(err, PB_ERR_FORMAT, "its properties are %s, not an object", PbJsonTypeName(props));
 	st = StringMember(props, "objectType", "properties.objectType", &rec->object_type, err);
 	if (st != PB_OK)
 		return st;
@@ -289,7 +271,7 @@ Attributes(json_object *f, PbJsonRecord *rec, PbError *err)
 	else if (cls != NULL && json_object_is_type(cls, json_type_object))
 		st = StringMember(cls, "name", "properties.classification.name", &rec->classification, err);
 	else if (cls != NULL && !json_object_is_type(cls, json_type_null))
-		return FeatureFail(err, "properties.classification is %s, not an object or a string",
+		return PbFail(err, PB_ERR_FORMAT, "properties.classification is %s, not an object or a string",
 						   PbJsonTypeName(cls));
 	if (st != PB_OK)
 		return st;
@@ -307,10 +289,10 @@ PbGeoJsonFeature(json_object *f, const PbJsonOptions *opt, PbNumTree *nums,
 	PbStatus	st;
 
 	if (!json_object_is_type(f, json_type_object))
-		return FeatureFail(err, "%s, not a GeoJSON Feature (an object)", PbJsonTypeName(f));
+		return PbFail(err, PB_ERR_FORMAT, "%s, not a GeoJSON Feature (an object)", PbJsonTypeName(f));
 	if (type == NULL || !json_object_is_type(type, json_type_string) ||
 		strcmp(json_object_get_string(type), "Feature") != 0)
-		return FeatureFail(err, "its \"type\" is %s%.40s%s, not \"Feature\"",
+		return PbFail(err, PB_ERR_FORMAT, "its \"type\" is %s%.40s%s, not \"Feature\"",
 						   type != NULL && json_object_is_type(type, json_type_string) ? "\"" : "",
 						   type == NULL ? "missing" :
 						   json_object_is_type(type, json_type_string) ?
@@ -323,7 +305,7 @@ PbGeoJsonFeature(json_object *f, const PbJsonOptions *opt, PbNumTree *nums,
 	if (!json_object_object_get_ex(f, member, &g) && opt->nucleus_geometry)
 		g = Member(Member(f, "properties"), member);
 	else if (!json_object_object_get_ex(f, member, &g))
-		return FeatureFail(err, "no \"geometry\" member");
+		return PbFail(err, PB_ERR_FORMAT, "no \"geometry\" member");
 	if (g == NULL)
 		return PB_OK;
 	st = WriteGeometry(&rec->geom, nums, g, member, err);

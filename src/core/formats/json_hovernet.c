@@ -3,7 +3,6 @@
  * json_hovernet.h).
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,23 +13,6 @@
 #include "contour_fill.h"
 #include "json_hovernet.h"
 #include "label_trace.h"
-
-/* Record an error; return PB_ERR_FORMAT. */
-static PbStatus
-NucleusFail(PbError *err, const char *fmt,...)
-			__attribute__((format(printf, 2, 3)));
-
-static PbStatus
-NucleusFail(PbError *err, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	err->code = PB_ERR_FORMAT;
-	return PB_ERR_FORMAT;
-}
 
 /* "type" (an integer) and "type_prob" (a number); null or absent: none. */
 static PbStatus
@@ -44,7 +26,7 @@ TypeMembers(json_object *nuc, PbJsonRecord *rec, PbError *err)
 		int64_t		v = json_object_get_int64(t);
 
 		if (!json_object_is_type(t, json_type_int) || v < INT32_MIN || v > INT32_MAX)
-			return NucleusFail(err, "its type is %s, not an integer",
+			return PbFail(err, PB_ERR_FORMAT, "its type is %s, not an integer",
 							   json_object_is_type(t, json_type_int) ? "out of range" :
 							   PbJsonTypeName(t));
 		rec->has_type = 1;
@@ -53,7 +35,7 @@ TypeMembers(json_object *nuc, PbJsonRecord *rec, PbError *err)
 	if (json_object_object_get_ex(nuc, "type_prob", &p) && !json_object_is_type(p, json_type_null))
 	{
 		if (!json_object_is_type(p, json_type_int) && !json_object_is_type(p, json_type_double))
-			return NucleusFail(err, "its type_prob is %s, not a number", PbJsonTypeName(p));
+			return PbFail(err, PB_ERR_FORMAT, "its type_prob is %s, not a number", PbJsonTypeName(p));
 		rec->has_type_prob = 1;
 		rec->type_prob = json_object_get_double(p);
 	}
@@ -75,11 +57,11 @@ ContourPoints(json_object *nuc, PbNumTree *t, double **xy, uint32_t *n, PbError 
 	*xy = NULL;
 	*n = 0;
 	if (!json_object_object_get_ex(nuc, "contour", &c))
-		return NucleusFail(err, "no \"contour\" member");
+		return PbFail(err, PB_ERR_FORMAT, "no \"contour\" member");
 	node = PbNumFromJson(t, c);
 	arr = &t->nodes[node];
 	if (arr->kind != PB_NUM_ARRAY)
-		return NucleusFail(err, "its contour is %s, not an array of [x, y] points",
+		return PbFail(err, PB_ERR_FORMAT, "its contour is %s, not an array of [x, y] points",
 						   PbNumWhat(t, node));
 	*xy = malloc(sizeof(double) * 2 * ((size_t) arr->count + 1));
 	if (*xy == NULL)
@@ -90,7 +72,7 @@ ContourPoints(json_object *nuc, PbNumTree *t, double **xy, uint32_t *n, PbError 
 		double	   *v = *xy + 2 * i;
 
 		if (pt->kind != PB_NUM_ARRAY || pt->count < 2)
-			return NucleusFail(err, "point %u of its contour is %s, not [x, y]", i + 1,
+			return PbFail(err, PB_ERR_FORMAT, "point %u of its contour is %s, not [x, y]", i + 1,
 							   pt->kind == PB_NUM_ARRAY ? "too short" :
 							   PbNumWhat(t, t->kids[arr->first + i]));
 		for (uint32_t k = 0; k < 2; k++)
@@ -98,7 +80,7 @@ ContourPoints(json_object *nuc, PbNumTree *t, double **xy, uint32_t *n, PbError 
 			const PbNumNode *x = PbNumKid(t, pt, k);
 
 			if (x->kind != PB_NUM_NUMBER)
-				return NucleusFail(err, "point %u of its contour: %c is %s, not a finite number",
+				return PbFail(err, PB_ERR_FORMAT, "point %u of its contour: %c is %s, not a finite number",
 								   i + 1, k == 0 ? 'x' : 'y', PbNumWhat(t, t->kids[pt->first + k]));
 			v[k] = x->value;
 		}
@@ -113,7 +95,7 @@ ContourPoints(json_object *nuc, PbNumTree *t, double **xy, uint32_t *n, PbError 
 		}
 	}
 	if (distinct < 3)
-		return NucleusFail(err, "its contour has %u distinct point%s, fewer than a polygon needs (3)",
+		return PbFail(err, PB_ERR_FORMAT, "its contour has %u distinct point%s, fewer than a polygon needs (3)",
 						   distinct, distinct == 1 ? "" : "s");
 	*n = arr->count;
 	return PB_OK;
@@ -151,7 +133,7 @@ WritePixelEdges(const double *xy, uint32_t n, PbEwkb *w, PbError *err)
 	for (uint32_t i = 0; i < 2 * n && st == PB_OK; i++)
 	{
 		if (xy[i] != floor(xy[i]) || fabs(xy[i]) > 1073741824.0)
-			st = NucleusFail(err, "point %u of its contour (%.17g %.17g) is not on a pixel centre (integers within +-2^30); read it with contour => 'as_written'",
+			st = PbFail(err, PB_ERR_FORMAT, "point %u of its contour (%.17g %.17g) is not on a pixel centre (integers within +-2^30); read it with contour => 'as_written'",
 							 i / 2 + 1, xy[i - i % 2], xy[i - i % 2 + 1]);
 		ixy[i] = (int64_t) xy[i];
 	}
@@ -179,7 +161,7 @@ PbHoverNetNucleus(const char *id, json_object *nuc, const PbJsonOptions *opt,
 
 	rec->id = PbJsonStrdup(id);
 	if (!json_object_is_type(nuc, json_type_object))
-		return NucleusFail(err, "%s, not an object", PbJsonTypeName(nuc));
+		return PbFail(err, PB_ERR_FORMAT, "%s, not an object", PbJsonTypeName(nuc));
 	st = TypeMembers(nuc, rec, err);
 	if (st == PB_OK)
 		st = ContourPoints(nuc, nums, &xy, &n, err);

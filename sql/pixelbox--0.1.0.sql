@@ -329,6 +329,137 @@ CREATE FUNCTION pb_match_objects(table_a regclass, id_column_a name, geom_column
 COMMENT ON FUNCTION pb_match_objects(regclass, name, name, regclass, name, name, float8) IS
 	'The matching of pb_match_stats per object, one row for each polygon of table_a (the reference) and table_b: status tp with the id of its partner and their IoU, or fn (table_a) / fp (table_b) with match_id NULL and its largest IoU with any polygon of the other table (0 when none overlaps it). Rows of table_a come first.';
 
+-- Where two segmentations disagree ---------------------------------------------
+-- The matching of pb_match_objects per tile of the slide, and its misses as
+-- objects QuPath can show (doc/disagreement.md).
+
+CREATE FUNCTION pb_tile_agreement(table_a regclass, id_column_a name, geom_column_a name,
+								  table_b regclass, id_column_b name, geom_column_b name,
+								  tile_size float8, iou_threshold float8 DEFAULT 0.5)
+	RETURNS TABLE (tile_x integer, tile_y integer, tile geometry,
+				   n_true bigint, n_pred bigint, tp bigint, fp bigint, fn bigint,
+				   f1 float8, pq float8, jaccard float8, pairs bigint)
+	AS 'MODULE_PATHNAME', 'pb_tile_agreement'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED
+	SET search_path FROM CURRENT;
+COMMENT ON FUNCTION pb_tile_agreement(regclass, name, name, regclass, name, name, float8, float8) IS
+	'pb_match_objects'' matching of table_a (the reference) and table_b, counted per tile of a grid of tile_size squares anchored at (0, 0): each object in the tile of its bounding box''s centre, a matched prediction and every overlapping pair in their reference object''s tile, so the rows add up to pb_match_stats. One row per tile holding an object, in tile order (y, then x): the tile''s numbers and square, n_true, n_pred (tp + fp), tp, fp, fn, f1, pq, jaccard (J'', the mean IoU of its overlapping pairs; NULL without one) and pairs. EMPTY geometries make a row of NULL tile.';
+
+-- The ids of table's geometries, checked: none NULL, none twice.
+CREATE FUNCTION pb_check_object_ids(caller text, tab regclass, id_column name, geom_column name)
+	RETURNS void
+	LANGUAGE plpgsql STABLE PARALLEL SAFE
+	SET search_path FROM CURRENT
+	AS $$
+DECLARE
+	bad bigint;
+	found_bad boolean;
+BEGIN
+	IF tab IS NULL OR id_column IS NULL OR geom_column IS NULL THEN
+		RAISE EXCEPTION '%: the tables and their columns must not be NULL', caller
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	EXECUTE format('SELECT true, id FROM (SELECT %I::bigint AS id FROM %s WHERE %I IS NOT NULL) t '
+				   'GROUP BY id HAVING count(*) > 1 OR id IS NULL ORDER BY id NULLS FIRST LIMIT 1',
+				   id_column, tab, geom_column)
+		INTO found_bad, bad;
+	IF found_bad AND bad IS NULL THEN
+		RAISE EXCEPTION '%: column % of % has NULL ids', caller, quote_ident(id_column), tab
+			USING ERRCODE = 'null_value_not_allowed',
+				  HINT = 'Every polygon must have an id of its own to be found again.';
+	ELSIF found_bad THEN
+		RAISE EXCEPTION '%: id % appears more than once in column % of %', caller, bad,
+			quote_ident(id_column), tab
+			USING ERRCODE = 'unique_violation',
+				  HINT = 'Every polygon must have an id of its own to be found again.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION pb_check_object_ids(text, regclass, name, name) IS
+	'Raises an error naming caller when a table or column is NULL or the ids of the non-NULL geometries of a table are NULL or not unique (pb_disagreements).';
+
+CREATE FUNCTION pb_disagreements(table_a regclass, id_column_a name, geom_column_a name,
+								 table_b regclass, id_column_b name, geom_column_b name,
+								 iou_threshold float8 DEFAULT 0.5, low_iou float8 DEFAULT 0.7)
+	RETURNS TABLE (in_a boolean, id bigint, match_id bigint, iou float8, status text, geom geometry)
+	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+	SET search_path FROM CURRENT
+	AS $$
+BEGIN
+	IF iou_threshold IS NULL OR NOT (iou_threshold >= 0 AND iou_threshold <= 1) THEN
+		RAISE EXCEPTION 'pb_disagreements: iou_threshold must be between 0 and 1, not %', coalesce(iou_threshold::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF low_iou IS NULL OR NOT (low_iou >= 0 AND low_iou <= 1) THEN
+		RAISE EXCEPTION 'pb_disagreements: low_iou must be between 0 and 1, not %', coalesce(low_iou::text, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	PERFORM pb_check_object_ids('pb_disagreements', table_a, id_column_a, geom_column_a);
+	PERFORM pb_check_object_ids('pb_disagreements', table_b, id_column_b, geom_column_b);
+	RETURN QUERY EXECUTE format(
+		'SELECT o.in_a, o.id, o.match_id, o.iou, '
+		'       CASE o.status WHEN ''tp'' THEN ''low_iou'' ELSE o.status END, g.geom '
+		'FROM pb_match_objects($1, $2, $3, $4, $5, $6, $7) o '
+		'JOIN (SELECT true AS in_a, a.%I::bigint AS id, a.%I::geometry AS geom FROM %s a '
+		'      UNION ALL SELECT false, b.%I::bigint, b.%I::geometry FROM %s b) g '
+		'  ON g.in_a = o.in_a AND g.id = o.id AND g.geom IS NOT NULL '
+		'WHERE o.status <> ''tp'' OR o.iou < $8 '
+		'ORDER BY o.in_a DESC, o.id',
+		id_column_a, geom_column_a, table_a, id_column_b, geom_column_b, table_b)
+		USING table_a, id_column_a, geom_column_a, table_b, id_column_b, geom_column_b,
+			  iou_threshold, low_iou;
+END
+$$;
+COMMENT ON FUNCTION pb_disagreements(regclass, name, name, regclass, name, name, float8, float8) IS
+	'The objects where table_a (the reference) and table_b disagree, with their geometries: fn (a reference object no prediction matches), fp (a prediction matching none), and low_iou (both objects of a matched pair whose IoU is below low_iou), with pb_match_objects'' match_id and iou (for fn and fp the largest IoU with any object of the other table). Reference rows first, by id. Ids must be unique and not NULL.';
+
+CREATE FUNCTION pb_disagreement_geojson(table_a regclass, id_column_a name, geom_column_a name,
+										table_b regclass, id_column_b name, geom_column_b name,
+										iou_threshold float8 DEFAULT 0.5, low_iou float8 DEFAULT 0.7,
+										object_type text DEFAULT 'detection')
+	RETURNS json
+	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+	SET search_path FROM CURRENT
+	AS $$
+DECLARE
+	result json;
+BEGIN
+	IF object_type IS NULL OR object_type NOT IN ('detection', 'annotation') THEN
+		RAISE EXCEPTION 'pb_disagreement_geojson: object_type must be ''detection'' or ''annotation'', not %',
+			coalesce(quote_literal(object_type), 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT json_build_object('type', 'FeatureCollection', 'features',
+			   coalesce(json_agg(json_build_object(
+				   'type', 'Feature',
+				   'id', md5(format('pixelbox %s %s', d.in_a, d.id))::uuid,
+				   'geometry', ST_AsGeoJSON(d.geom, 15, 0)::json,
+				   'properties', json_build_object(
+					   'objectType', object_type,
+					   'name', format('%s %s', CASE WHEN d.in_a THEN table_a ELSE table_b END, d.id),
+					   'classification', json_build_object(
+						   'name', c.name,
+						   'color', c.color),
+					   'measurements', json_strip_nulls(json_build_object(
+						   'IoU', d.iou,
+						   'Object id', d.id,
+						   'Matched id', d.match_id,
+						   'In reference', CASE WHEN d.in_a THEN 1 ELSE 0 END))))
+				   ORDER BY NOT d.in_a, d.id), '[]'::json))
+		INTO result
+		FROM pb_disagreements(table_a, id_column_a, geom_column_a, table_b, id_column_b,
+							  geom_column_b, iou_threshold, low_iou) d
+		JOIN (VALUES ('fn', 'FN', json_build_array(230, 40, 40)),
+					 ('fp', 'FP', json_build_array(40, 120, 230)),
+					 ('low_iou', 'Low IoU', json_build_array(240, 170, 20))) c(status, name, color)
+		  ON c.status = d.status
+		WHERE NOT ST_IsEmpty(d.geom);
+	RETURN result;
+END
+$$;
+COMMENT ON FUNCTION pb_disagreement_geojson(regclass, name, name, regclass, name, name, float8, float8, text) IS
+	'pb_disagreements as a GeoJSON FeatureCollection QuPath imports (File > Import objects, or drag and drop): each object a detection (or annotation) classified FN, FP or Low IoU, with its IoU, id, matched id and set (In reference: 1 for table_a) as measurements and its table and id as name; EMPTY geometries, which have nothing to show, are left out. Coordinates as stored (QuPath: image pixels, y down), up to 15 decimals.';
+
 -- Polygon text files -----------------------------------------------------------
 
 CREATE FUNCTION pb_read_polygons(path text, OUT line_number bigint, OUT id bigint, OUT geom geometry)

@@ -17,24 +17,12 @@
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
-#include "core/geom/pb_geom.h"
-#include "pixelbox.h"
+#include "match_sets.h"
 
 #define STATS "pb_match_stats"
 #define OBJECTS "pb_match_objects"
 #define DEFAULT_THRESHOLD 0.5
 #define STATS_COLUMNS 18
-
-/* The IoU threshold argument, checked: in [0, 1]. */
-static double
-CheckThreshold(double threshold, const char *caller)
-{
-	if (!(threshold >= 0.0 && threshold <= 1.0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: iou_threshold must be between 0 and 1, not %g", caller, threshold)));
-	return threshold;
-}
 
 PG_FUNCTION_INFO_V1(pb_match_stats_transfn);
 /* Decode one row into the state and check its threshold (argument 3). */
@@ -47,7 +35,7 @@ pb_match_stats_transfn(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("%s: iou_threshold must not be NULL", STATS)));
-	PbSetsSetThreshold(s, CheckThreshold(PG_GETARG_FLOAT8(3), STATS), STATS);
+	PbSetsSetThreshold(s, PbCheckIoUThreshold(PG_GETARG_FLOAT8(3), STATS), STATS);
 	PG_RETURN_POINTER(s);
 }
 
@@ -88,130 +76,6 @@ Datum
 pb_match_stats_deserialfn(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_POINTER(PbSetsDeserialize(fcinfo, STATS));
-}
-
-/* The two sets as the core sees them: objects numbered within their set. */
-typedef struct MatchSets
-{
-	const PbBatch *batch;
-	uint32	   *shape_of[2];	/* [true 0 / pred 1][object]: its batch shape */
-	double	   *area[2];
-	uint32		n[2];
-	const int64 *ids;			/* pb_match_objects: per batch shape */
-	const bool *id_null;
-	/* the pairs as the pipeline gives them, then renumbered */
-	PbMatchPair *pairs;
-	size_t		npairs,
-				cap;
-} MatchSets;
-
-/* Keep a pair the pipeline found (shapes of the batch, for now). */
-static void
-KeepPair(void *ctx, uint32_t a, uint32_t b, double area)
-{
-	MatchSets  *ms = (MatchSets *) ctx;
-
-	if (ms->npairs == ms->cap)
-	{
-		ms->cap = Max(4096, ms->cap * 2);
-		ms->pairs = ms->pairs ? repalloc_huge(ms->pairs, ms->cap * sizeof(PbMatchPair))
-			: palloc_extended(ms->cap * sizeof(PbMatchPair), MCXT_ALLOC_HUGE);
-	}
-	ms->pairs[ms->npairs++] = (PbMatchPair) {a, b, area};
-}
-
-/* Objects by their shapes alone (PbShapeOrder): the aggregate's tie-break. */
-static int
-ShapeOrder(void *ctx, int pred, uint32_t i, uint32_t j)
-{
-	const MatchSets *ms = ctx;
-
-	return PbShapeOrder(ms->batch, ms->shape_of[pred][i], ms->shape_of[pred][j]);
-}
-
-/* Objects by id (NULL last), then shape: pb_match_objects' tie-break. */
-static int
-IdOrder(void *ctx, int pred, uint32_t i, uint32_t j)
-{
-	const MatchSets *ms = ctx;
-	uint32		a = ms->shape_of[pred][i],
-				b = ms->shape_of[pred][j];
-
-	if (ms->id_null[a] != ms->id_null[b])
-		return ms->id_null[a] ? 1 : -1;
-	if (!ms->id_null[a] && ms->ids[a] != ms->ids[b])
-		return ms->ids[a] < ms->ids[b] ? -1 : 1;
-	return PbShapeOrder(ms->batch, a, b);
-}
-
-/*
- * Pair the sets through the pipeline, number each set's objects, and
- * compute the metrics (and objs, when given) at threshold; a WARNING when
- * the pairs show that a set's objects overlap one another.
- */
-static void
-MatchSetPair(SetsState *s, MatchSets *ms, double threshold, PbMatchStats *st,
-			 PbMatchObjects *objs, const char *caller)
-{
-	const uint8 *in_a;
-	uint32	   *index;
-	PbMatchInput in;
-	PbAllocator mem;
-	PbError		err;
-	PbStatus	rc;
-
-	PbSetsPairs(s, KeepPair, ms, caller);
-	ms->batch = PbSetsBatch(s);
-	in_a = PbSetsInA(s);
-	index = palloc_extended(sizeof(uint32) * (ms->batch->nshapes + 1), MCXT_ALLOC_HUGE);
-	for (int k = 0; k < 2; k++)
-	{
-		ms->shape_of[k] = palloc_extended(sizeof(uint32) * (ms->batch->nshapes + 1), MCXT_ALLOC_HUGE);
-		ms->area[k] = palloc_extended(sizeof(double) * (ms->batch->nshapes + 1), MCXT_ALLOC_HUGE);
-		ms->n[k] = 0;
-	}
-	for (uint32 i = 0; i < ms->batch->nshapes; i++)
-	{
-		int			k = in_a[i] ? 0 : 1;
-
-		index[i] = ms->n[k];
-		ms->shape_of[k][ms->n[k]] = i;
-		ms->area[k][ms->n[k]++] = ms->batch->shapes[i].area;
-	}
-	for (size_t k = 0; k < ms->npairs; k++)
-	{
-		ms->pairs[k].t = index[ms->pairs[k].t];
-		ms->pairs[k].p = index[ms->pairs[k].p];
-	}
-	pfree(index);
-
-	memset(&in, 0, sizeof(in));
-	in.n_true = ms->n[0];
-	in.n_pred = ms->n[1];
-	in.area_true = ms->area[0];
-	in.area_pred = ms->area[1];
-	in.pairs = ms->pairs;
-	in.npairs = ms->npairs;
-	in.threshold = threshold;
-	in.order = ms->ids ? IdOrder : ShapeOrder;
-	in.order_ctx = ms;
-	in.poll = PbInterruptArrived;
-	PbPgAllocatorInit(&mem, CurrentMemoryContext);
-	rc = PbMatch(&in, &mem, st, objs, &err);
-	if (rc == PB_ERR_STOPPED)
-	{
-		CHECK_FOR_INTERRUPTS();
-		elog(ERROR, "%s: matching stopped without a cancel", caller);
-	}
-	if (rc != PB_OK)
-		elog(ERROR, "%s: %s", caller, err.message);
-	if (st->true_overcovered > 0 || st->pred_overcovered > 0)
-		ereport(WARNING,
-				(errmsg("%s: the objects of set %s overlap one another", caller,
-						st->true_overcovered > 0 ? (st->pred_overcovered > 0 ? "a and of set b" : "b") : "a"),
-				 errdetail("Objects of set a that set b covers more than their area: %lld; objects of set b that set a covers more than their area: %lld.",
-						   (long long) st->true_overcovered, (long long) st->pred_overcovered),
-				 errhint("dice_pixel, aji and aji_plus count overlapping areas more than once: they assume the objects of each set are disjoint, as in a label image.")));
 }
 
 /* The pb_match_stats_result row of st (threshold NULL without one). */
@@ -258,14 +122,14 @@ pb_match_stats_finalfn(PG_FUNCTION_ARGS)
 {
 	SetsState  *s = PG_ARGISNULL(0) ? NULL : (SetsState *) PG_GETARG_POINTER(0);
 	PbMatchStats st;
-	MatchSets	ms;
+	PbMatchSets ms;
 	double		threshold;
 
 	memset(&st, 0, sizeof(st));
 	if (s == NULL || !PbSetsThreshold(s, &threshold))
 		PG_RETURN_DATUM(StatsDatum(fcinfo, &st, false));
 	memset(&ms, 0, sizeof(ms));
-	MatchSetPair(s, &ms, threshold, &st, NULL, STATS);
+	PbMatchSetPair(s, &ms, threshold, &st, NULL, STATS);
 	PG_RETURN_DATUM(StatsDatum(fcinfo, &st, true));
 }
 
@@ -274,7 +138,7 @@ pb_match_stats_finalfn(PG_FUNCTION_ARGS)
  * the texts tp, fn, fp.
  */
 static void
-ObjectRow(ReturnSetInfo *rsinfo, const MatchSets *ms, const PbMatchObjects *o, int set, uint32 k,
+ObjectRow(ReturnSetInfo *rsinfo, const PbMatchSets *ms, const PbMatchObjects *o, int set, uint32 k,
 		  const Datum *status)
 {
 	uint32		shape = ms->shape_of[set][k],
@@ -306,11 +170,9 @@ Datum
 pb_match_objects(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	double		threshold = CheckThreshold(PG_GETARG_FLOAT8(6), OBJECTS);
-	MemoryContext cxt,
-				old;
-	PbTableSets ts;
-	MatchSets	ms;
+	double		threshold = PbCheckIoUThreshold(PG_GETARG_FLOAT8(6), OBJECTS);
+	MemoryContext cxt;
+	PbMatchSets ms;
 	PbMatchStats st;
 	PbMatchObjects o;
 	Datum		status[3] = {CStringGetTextDatum("tp"), CStringGetTextDatum("fn"),
@@ -318,21 +180,7 @@ pb_match_objects(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, OBJECTS, ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(cxt);
-	PbReadTables(fcinfo, cxt, OBJECTS, &ts);
-	memset(&ms, 0, sizeof(ms));
-	ms.ids = ts.ids;
-	ms.id_null = ts.id_null;
-	{
-		uint32		n = PbSetsBatch(ts.sets)->nshapes + 1;
-
-		o.true_match = palloc_extended(sizeof(uint32) * n, MCXT_ALLOC_HUGE);
-		o.pred_match = palloc_extended(sizeof(uint32) * n, MCXT_ALLOC_HUGE);
-		o.true_iou = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
-		o.pred_iou = palloc_extended(sizeof(double) * n, MCXT_ALLOC_HUGE);
-	}
-	MatchSetPair(ts.sets, &ms, threshold, &st, &o, OBJECTS);
-	MemoryContextSwitchTo(old);
+	PbMatchTables(fcinfo, cxt, threshold, OBJECTS, &ms, &st, &o);
 	for (int set = 0; set < 2; set++)
 		for (uint32 k = 0; k < ms.n[set]; k++)
 		{

@@ -164,6 +164,10 @@
 	X(test_match_order_independent) \
 	X(test_match_big_component) \
 	X(test_match_shape_order) \
+	/* test_match_tiles.c */ \
+	X(test_match_tiles_hand_worked) \
+	X(test_match_tiles_add_up) \
+	X(test_match_tiles_poll) \
 	/* test_json_split.c */ \
 	X(test_json_split_every_border) \
 	X(test_json_split_errors) \

@@ -178,6 +178,38 @@ extern PbStatus PbMatchGraph(const PbMatchInput *in, const PbAllocator *mem,
 struct PbBatch;
 extern int	PbShapeOrder(const struct PbBatch *b, uint32_t i, uint32_t j);
 
+/*
+ * match_tiles.c: the metrics per tile of the slide, from PbMatch's input
+ * and matching (objs): every object counts in one tile, a matched pair
+ * and every overlapping pair in their true object's, so the tiles' counts
+ * add up to the slide's.  Keys are the caller's (tile_true[t],
+ * tile_pred[p]); rows come in key order, one per key that holds an object.
+ */
+typedef struct PbTileRow
+{
+	int64_t		key;
+	int64_t		n_true,			/* true objects in the tile */
+				n_pred,			/* tp + fp: partners and unmatched predictions */
+				tp,
+				fp,
+				fn,
+				pairs;			/* overlapping pairs of the tile's true objects */
+	double		f1,				/* 2 tp / (2 tp + fp + fn) */
+				pq,				/* sum of matched IoUs / (tp + fp/2 + fn/2) */
+				jaccard;		/* J': mean IoU of the pairs; NaN without pairs */
+} PbTileRow;
+
+typedef struct PbTileRows
+{
+	PbTileRow  *rows;			/* allocated with the caller's allocator */
+	size_t		n;
+} PbTileRows;
+
+/* PB_ERR_STOPPED when in->poll asked to stop. */
+extern PbStatus PbMatchTiles(const PbMatchInput *in, const PbMatchObjects *objs,
+							 const int64_t *tile_true, const int64_t *tile_pred,
+							 const PbAllocator *mem, PbTileRows *out, PbError *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -562,7 +562,7 @@ CREATE FUNCTION pb_progress(OUT pid int, OUT operation text, OUT phase text, OUT
 	AS 'MODULE_PATHNAME', 'pb_progress'
 	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pb_progress() IS
-	'One row per backend running a pixelbox comparison (pb_compare_sets, pb_compare_tables, pb_compare_files, pb_intersecting_pairs, pb_match_stats, pb_match_objects): its pid, the SQL function (operation), the phase (scan: rows read by the aggregate; parse: files parsed; unpack: parallel workers'' chunks unpacked; compare: the pipeline''s tiles), steps done of total (NULL: not known yet), pairs computed, seconds since it began, and seconds left at the phase''s pace so far (NULL: not known). Other roles'' rows only for members of pg_read_all_stats. Needs pixelbox in shared_preload_libraries.';
+	'One row per backend running a pixelbox comparison (pb_compare_sets, pb_compare_tables, pb_compare_files, pb_intersecting_pairs, pb_match_stats, pb_match_objects (and pb_disagreements through it), pb_tile_agreement): its pid, the SQL function (operation), the phase (scan: rows read by the aggregate; parse: files parsed; unpack: parallel workers'' chunks unpacked; compare: the pipeline''s tiles), steps done of total (NULL: not known yet), pairs computed, seconds since it began, and seconds left at the phase''s pace so far (NULL: not known). Other roles'' rows only for members of pg_read_all_stats. Needs pixelbox in shared_preload_libraries.';
 
 CREATE VIEW pb_progress AS SELECT * FROM pb_progress();
 COMMENT ON VIEW pb_progress IS

@@ -213,7 +213,9 @@ test_heatmap_errors(void)
 	CheckRefused(&m, 1, 2, 1, 1.0000000000000002, 8, PB_HEAT_FAULT_VALUE,
 				 "its value 1.0000000000000002 is outside [0, 1]");
 	CheckRefused(&m, 1, 2, 1, INFINITY, 8, PB_HEAT_FAULT_VALUE,
-				 "its value inf is outside [0, 1]");
+				 "its value Infinity is outside [0, 1]");
+	CheckRefused(&m, 1, 2, 1, -INFINITY, 8, PB_HEAT_FAULT_VALUE,
+				 "its value -Infinity is outside [0, 1]");
 	CheckRefused(&m, 1, 2, 1, 0.5, 0, PB_HEAT_FAULT_CELL,
 				 "tile (1, 2): cell_pixels must be between 1 and 256, not 0");
 	CheckRefused(&m, 1, 2, 1, 0.5, 257, PB_HEAT_FAULT_CELL,
@@ -229,14 +231,14 @@ test_heatmap_errors(void)
 	/* 2048 tiles of 8: 16384 wide, allowed; one more is not */
 	AddOk(&m, 2047, 0, 1, 0.5, 8);
 	CheckRefused(&m, 2048, 0, 1, 0.5, 8, PB_HEAT_FAULT_SIZE,
-				 "the heat map would be at least 16392 x 8 pixels (tiles x 0 to 2048, y 0 to 0, 8 pixels each)");
+				 "the heat map would be at least 16392 x 8 pixels (tiles x 0 to 2048, y 0 to 0, cell_pixels 8)");
 	CheckRefused(&m, 0, -2048, 1, 0.5, 8, PB_HEAT_FAULT_SIZE,
 				 "at least 16384 x 16392 pixels (tiles x 0 to 2047, y -2048 to 0");
 	/* within the sides, past 2^28 bytes: 16384 x 4104 */
 	CheckRefused(&m, 0, 512, 1, 0.5, 8, PB_HEAT_FAULT_SIZE,
 				 "16384 x 4104 pixels");
-	CheckRefused(&m, 0, 512, 1, 0.5, 8, PB_HEAT_FAULT_SIZE,
-				 "at most 16384 on a side and 2^28 bytes of RGBA");
+	CheckRefused(&m, INT32_MIN, INT32_MIN, 1, 0.5, 8, PB_HEAT_FAULT_SIZE,
+				 "at least 17179885568 x 17179869192 pixels (tiles x -2147483648 to 2047, y -2147483648 to 0, cell_pixels 8): too large");
 	/* 16384 x 4096 x 4 = 2^28 exactly: allowed */
 	AddOk(&m, 0, 511, 0, 0.0, 8);
 	/* a tile given twice, found when drawn */
@@ -245,6 +247,13 @@ test_heatmap_errors(void)
 	CHECK_INT(m.fault, PB_HEAT_FAULT_DUPLICATE);
 	CHECK_STR_HAS(err.message, "tile (2047, 0) appears twice: each tile may have one value");
 	CHECK(im.rgba == NULL);
+	PbHeatFree(&m);
+
+	/* the longest message there is fits */
+	PbHeatInit(&m, &PbMallocAllocator);
+	AddOk(&m, INT32_MAX, INT32_MAX, 1, 0.5, 256);
+	CheckRefused(&m, INT32_MIN, INT32_MIN, 1, 0.5, 256, PB_HEAT_FAULT_SIZE,
+				 "the heat map would be at least 1099511627776 x 1099511627776 pixels (tiles x -2147483648 to 2147483647, y -2147483648 to 2147483647, cell_pixels 256): too large");
 	PbHeatFree(&m);
 
 	/* more tiles than places: the duplicate is found as it comes */

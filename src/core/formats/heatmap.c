@@ -57,10 +57,18 @@ Refuse(PbHeatMap *m, PbHeatFault fault, PbError *err, const char *fmt,...)
 	return PB_ERR_BADARG;
 }
 
-/* Write v in the fewest digits that read back as v (15, else 17). */
+/*
+ * Write v in the fewest digits that read back as v (15, else 17), and
+ * infinities as PostgreSQL writes them.
+ */
 static void
 FormatValue(double v, char *buf, size_t len)
 {
+	if (isinf(v))
+	{
+		snprintf(buf, len, "%s", v > 0 ? "Infinity" : "-Infinity");
+		return;
+	}
 	snprintf(buf, len, "%.15g", v);
 	if (strtod(buf, NULL) != v)
 		snprintf(buf, len, "%.17g", v);
@@ -80,9 +88,9 @@ CheckSize(PbHeatMap *m, int64_t x0, int64_t x1, int64_t y0, int64_t y1, int cell
 	if (w <= PB_HEAT_MAX_SIDE && h <= PB_HEAT_MAX_SIDE && w * h * 4 <= PB_HEAT_MAX_BYTES)
 		return PB_OK;
 	return Refuse(m, PB_HEAT_FAULT_SIZE, err,
-				  "the heat map would be at least %llu x %llu pixels (tiles x %lld to %lld, y %lld to %lld, %d pixels each): at most %d on a side and 2^28 bytes of RGBA (8192 x 8192 pixels)",
+				  "the heat map would be at least %llu x %llu pixels (tiles x %lld to %lld, y %lld to %lld, cell_pixels %d): too large",
 				  (unsigned long long) w, (unsigned long long) h, (long long) x0,
-				  (long long) x1, (long long) y0, (long long) y1, cell, PB_HEAT_MAX_SIDE);
+				  (long long) x1, (long long) y0, (long long) y1, cell);
 }
 
 /* The number of places in the span of the tiles so far. */

@@ -79,7 +79,7 @@ extern void PbHeatInit(PbHeatMap *m, const PbAllocator *mem);
  * cell_pixels wide.  Refused (PB_ERR_BADARG, m->fault says which rule,
  * err names the tile): value NaN or outside [0, 1]; cell_pixels outside
  * [PB_HEAT_MIN_CELL, PB_HEAT_MAX_CELL] or unlike the first tile's; an
- * image too large; a tile given twice (found here once there are more
+ * image too large (its size in err; the limits are the caller's to say); a tile given twice (found here once there are more
  * tiles than the span has places, else by PbHeatRender).
  */
 extern PbStatus PbHeatAdd(PbHeatMap *m, int32_t x, int32_t y, int has_value, double value,

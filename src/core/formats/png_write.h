@@ -4,7 +4,8 @@
  * Every byte, libpng's own structures and zlib's state included, comes
  * from the caller's allocator: in a backend palloc, so an error raised
  * from inside (out of memory) leaves nothing behind its memory context.
- * libpng's own errors come back as a PbError.
+ * libpng's own errors come back as a PbError.  Compression is tuned for
+ * images of flat areas, as heat maps are (png_write.c).
  */
 #ifndef PB_PNG_WRITE_H
 #define PB_PNG_WRITE_H

@@ -58,8 +58,8 @@ Refuse(PbHeatMap *m, PbHeatFault fault, PbError *err, const char *fmt,...)
 }
 
 /*
- * Write v in the fewest digits that read back as v (15, else 17), and
- * infinities as PostgreSQL writes them.
+ * Write v in 15 significant digits, or 17 where 15 do not read back as v
+ * (1.0000000000000002), and infinities as PostgreSQL writes them.
  */
 static void
 FormatValue(double v, char *buf, size_t len)

@@ -460,6 +460,46 @@ $$;
 COMMENT ON FUNCTION pb_disagreement_geojson(regclass, name, name, regclass, name, name, float8, float8, text) IS
 	'pb_disagreements as a GeoJSON FeatureCollection QuPath imports (File > Import objects, or drag and drop): each object a detection (or annotation) classified FN, FP or Low IoU, with its IoU, id, matched id and set (In reference: 1 for table_a) as measurements and its table and id as name; EMPTY geometries, which have nothing to show, are left out. Coordinates as stored (QuPath: image pixels, y down), up to 15 decimals.';
 
+-- Heat maps -----------------------------------------------------------------------
+-- One value per tile (pb_tile_agreement's f1, pq, jaccard ...) drawn as a
+-- PNG heat map (doc/heatmap.md).
+
+CREATE FUNCTION pb_heatmap_png_transfn(internal, integer, integer, float8) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_heatmap_png_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_heatmap_png_transfn(internal, integer, integer, float8) IS
+	'Transition function of pb_heatmap_png: checks and keeps one tile, 8 pixels a side.';
+
+CREATE FUNCTION pb_heatmap_png_cell_transfn(internal, integer, integer, float8, integer) RETURNS internal
+	AS 'MODULE_PATHNAME', 'pb_heatmap_png_cell_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_heatmap_png_cell_transfn(internal, integer, integer, float8, integer) IS
+	'Transition function of pb_heatmap_png with cell_pixels: checks and keeps one tile.';
+
+CREATE FUNCTION pb_heatmap_png_finalfn(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'pb_heatmap_png_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_heatmap_png_finalfn(internal) IS
+	'Final function of pb_heatmap_png: draws the tiles and encodes the PNG (NULL without rows).';
+
+CREATE AGGREGATE pb_heatmap_png(tile_x integer, tile_y integer, value float8) (
+	SFUNC = pb_heatmap_png_transfn,
+	STYPE = internal,
+	FINALFUNC = pb_heatmap_png_finalfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE pb_heatmap_png(integer, integer, float8) IS
+	'A PNG heat map (RGBA, 8 bits) of one value per tile, each tile a square of 8 x 8 pixels: columns tile_x from its smallest to its largest, rows tile_y likewise with the smallest at the top (y down, as the slide image). Colour: matplotlib''s viridis at value in [0, 1] (index rint(value * 255)); a NULL value mid grey; a tile without a row transparent; rows whose tile_x or tile_y is NULL skipped. Each tile once; NULL without rows.';
+
+CREATE AGGREGATE pb_heatmap_png(tile_x integer, tile_y integer, value float8, cell_pixels integer) (
+	SFUNC = pb_heatmap_png_cell_transfn,
+	STYPE = internal,
+	FINALFUNC = pb_heatmap_png_finalfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE pb_heatmap_png(integer, integer, float8, integer) IS
+	'pb_heatmap_png with each tile a square of cell_pixels (1 to 256, the same in every row) pixels a side; at most 16384 pixels on a side and 2^28 bytes of RGBA.';
+
 -- Polygon text files -----------------------------------------------------------
 
 CREATE FUNCTION pb_read_polygons(path text, OUT line_number bigint, OUT id bigint, OUT geom geometry)

@@ -184,7 +184,16 @@
 	X(test_contour_fill_zigzag) \
 	X(test_json_numbers_fast_path) \
 	/* test_pipeline.c: progress */ \
-	X(test_pipeline_progress)
+	X(test_pipeline_progress) \
+	/* test_heatmap.c */ \
+	X(test_heatmap_placement) \
+	X(test_heatmap_grey_transparent) \
+	X(test_heatmap_quantisation) \
+	X(test_heatmap_errors) \
+	X(test_heatmap_poll) \
+	X(test_png_round_trip) \
+	X(test_png_heatmap) \
+	X(test_png_write_errors)
 
 /* tests/test_gpu.c: only in pb_gpu_tests (make gpu-check), which needs a GPU */
 #ifdef PB_TEST_GPU

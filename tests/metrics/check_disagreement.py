@@ -12,6 +12,9 @@ partner above 0.5), so the truth needs no tie rule:
     by scipy's linear_sum_assignment as in check_metrics.Truth, each object
     in the tile of its bounding box's centre, a matched prediction and every
     overlapping pair in their true object's tile);
+  - pb_heatmap_png over those rows (the documented command): the PNG decoded
+    by PIL, each tile's pixels matplotlib's viridis of its row's F1, the
+    tiles without a row transparent;
   - pb_disagreement_geojson: the file written by psql is read back by GDAL
     (ogrinfo's feature count; OGR's features: classification, IoU and
     geometry equal to Polygonize's polygon of the label, by GEOS) and by
@@ -29,6 +32,8 @@ import sys
 import tempfile
 
 import numpy as np
+from matplotlib import cm
+from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "formats"))
@@ -116,7 +121,32 @@ def check_tiles(name, truth, a, b, size):
     check(not bad, f"{name} tiles of {size}: {len(bad)} rows differ from numpy's, e.g. {bad[:3]}")
     check(squares, f"{name} tiles of {size}: a tile square is not where its numbers say")
     print(f"{name}: {len(got)} tiles of {size} px")
-    return want
+    return got
+
+
+def check_heatmap(name, rows, size, tmp):
+    """The documented heat-map command over pb_tile_agreement's rows: every
+    tile's pixels against viridis of its F1 (rows: {(tx, ty): [..., f1, ...]})."""
+    path = os.path.join(tmp, f"{name}-{size}.png")
+    cmd = (f"psql -XAt -c \"SELECT encode(pb_heatmap_png(tile_x, tile_y, f1, 4), 'base64') "
+           f"FROM pb_tile_agreement('{name}_a', 'id', 'geom', '{name}_b', 'id', 'geom', {size}, {THRESHOLD})\" "
+           f"| base64 -d > {path}")
+    subprocess.run(["bash", "-o", "pipefail", "-c", cmd], check=True, env=dict(os.environ, PGOPTIONS="-c client_min_messages=error"))
+    im = np.asarray(Image.open(path).convert("RGBA"))
+    x0 = min(k[0] for k in rows)
+    y0 = min(k[1] for k in rows)
+    w = max(k[0] for k in rows) - x0 + 1
+    h = max(k[1] for k in rows) - y0 + 1
+    viridis = np.round(cm.viridis(np.arange(256))[:, :3] * 255).astype(np.uint8)
+    bad = 0
+    for ty in range(h):
+        for tx in range(w):
+            cell = im[ty * 4:(ty + 1) * 4, tx * 4:(tx + 1) * 4].reshape(-1, 4)
+            r = rows.get((tx + x0, ty + y0))
+            want = [0, 0, 0, 0] if r is None else list(viridis[int(np.rint(r[6] * 255))]) + [255]
+            bad += int(not (cell == want).all())
+    check(im.shape == (4 * h, 4 * w, 4) and bad == 0,
+          f"{name} heat map of {size}-px tiles: {im.shape}, {bad} tiles of {w} x {h} not the colour of their F1")
 
 
 def export_truth(truth):
@@ -199,7 +229,8 @@ def main():
                 truth = Truth(x, y)
                 load(name, x, y)
                 for size in (64, 100):
-                    check_tiles(name, truth, x, y, size)
+                    got = check_tiles(name, truth, x, y, size)
+                    check_heatmap(name, got, size, tmp)
                 check_export(name, truth, x, y, tmp)
     finally:
         psql("".join(f"DROP TABLE IF EXISTS {n}_a, {n}_b;\n" for n, _, _ in cases))

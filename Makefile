@@ -19,7 +19,7 @@ GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/pair_functions.c 
 	src/pipeline_run.c src/pipe_seams.c src/tile_compare.c src/raster_io.c src/raster_run.c \
 	src/raster_functions.c src/watershed_functions.c \
 	src/match_stats.c src/match_sets.c src/tile_agreement.c src/label_input.c src/json_input.c \
-	src/progress.c \
+	src/progress.c src/raster_report.c \
 	src/heatmap_png.c
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })

@@ -591,6 +591,14 @@ CREATE FUNCTION pb_watershed(image bytea, markers bytea DEFAULT NULL,
 COMMENT ON FUNCTION pb_watershed(bytea, bytea, int, bytea, boolean, int, text) IS
 	'Watershed of one band of a raster WKB (1BB, 8BUI, 16BUI, 32BF heights), 4- or 8-connected, deterministic: marker-less (every regional minimum a basin, numbered 1, 2, ... in row-major order) when markers is NULL, else flooded from the nonzero labels of an integer markers raster (pixels no marker reaches get 0). Pixels outside the optional mask (zero, nodata, NaN), nodata and NaN image pixels get 0; watershed_line sets the pixels where basins meet to 0. Returns a raster WKB of label_type (32BUI, 16BUI or 8BUI) with nodata 0 on the image''s grid.';
 
+CREATE FUNCTION pb_raster_report(OUT operation text, OUT stage text, OUT device text,
+								 OUT seconds float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'pb_raster_report'
+	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_raster_report() IS
+	'Where the time of this backend''s last raster call went (pb_reconstruct, pb_fill_holes, pb_distance_transform, pb_watershed, and the raster-typed functions of pixelbox_raster that call them): stages detoast (the arguments'' values, decompressed), read (raster WKB parsed, pixels converted, nodata found), prepare (walls, clipping, the foreground), compute (device cpu or gpu; on the GPU its kernels and copies as rows gpu kernels and gpu copies), finish (nodata restored, labels narrowed, index bands), write (the result raster WKB) and total. Not what follows the call (the executor, TOAST compression of a stored result). No rows before the first call, nor after one that failed.';
+
 -- Progress ---------------------------------------------------------------------
 -- A long comparison's progress seen from another session (doc/progress.md);
 -- needs pixelbox in shared_preload_libraries.

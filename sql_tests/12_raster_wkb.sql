@@ -189,3 +189,18 @@ SELECT pb_distance_transform(t_rast(2, 1, 4, t_u8(1, 1)), 1, '{1, NaN}');
 SELECT pb_distance_transform(t_rast(2, 1, 4, t_u8(1, 1)), 1, '{Infinity, 1}');
 SELECT pb_distance_transform(t_rast(2, 1, 4, t_u8(1, 1)), 1, '{1, NULL}');
 SELECT pb_distance_transform(t_rast(2, 1, 11, t_le(0, 8) || t_le(0, 8), 0, t_le(0, 8)));
+
+-- pb_raster_report: the stages of the last raster call, in order, each
+-- with its time; the compute stage names its device; nothing after a
+-- call that failed
+SELECT pb_fill_holes(t_rast(3, 3, 4, t_u8(1, 1, 1, 1, 0, 1, 1, 1, 1))) IS NOT NULL AS ok;
+SELECT operation, stage, device IS NOT NULL AS on_a_device, seconds >= 0 AS timed
+FROM pb_raster_report() WHERE stage NOT LIKE 'gpu %';
+SELECT (SELECT seconds FROM pb_raster_report() WHERE stage = 'total')
+       >= (SELECT max(seconds) FROM pb_raster_report() WHERE stage <> 'total') AS total_covers;
+SELECT length(pb_watershed(t_rast(2, 1, 4, t_u8(3, 1)), t_rast(2, 1, 4, t_u8(0, 1)))) > 0 AS ok;
+SELECT string_agg(stage, ', ') AS stages FROM pb_raster_report() WHERE stage NOT LIKE 'gpu %';
+SELECT length(pb_distance_transform(t_rast(2, 1, 4, t_u8(1, 0)), 1, NULL, true)) > 0 AS ok;
+SELECT string_agg(stage, ', ') AS stages FROM pb_raster_report() WHERE stage NOT LIKE 'gpu %';
+SELECT pb_fill_holes(t_rast(2, 1, 9, t_u8(1, 1)));
+SELECT count(*) AS rows_after_an_error FROM pb_raster_report();

@@ -37,6 +37,7 @@ Reconstruct(PbRasterArg *marker, PbRasterArg *mask, int connectivity,
 	float	   *saved = NULL;	/* the mask's own values at its nodata pixels */
 	const void *pixels[1];
 	bool		has_nodata = mask->has_nodata;
+	bytea	   *result;
 
 	if (mask->is_nodata)
 		saved = PbHugeAlloc(sizeof(float) * (size_t) npix);
@@ -44,12 +45,17 @@ Reconstruct(PbRasterArg *marker, PbRasterArg *mask, int connectivity,
 					   op, saved);
 	if (PbReconClip(&marker->img, &mask->img, op) != PB_OK)
 		elog(ERROR, "%s: marker and mask images do not match", caller);
+	PbRasterReportStage("prepare", NULL);
 	PbRunReconstruct(&marker->img, &mask->img, connectivity, op, caller);
 	if (mask->is_nodata)
 		PbReconRestoreNodata(&marker->img, mask->is_nodata, saved);
+	PbRasterReportStage("finish", NULL);
 	pixels[0] = marker->img.data;
-	return PbRasterResult(&marker->h, 1, &mask->wkb_type, &has_nodata,
-						  &mask->nodata, pixels, caller);
+	result = PbRasterResult(&marker->h, 1, &mask->wkb_type, &has_nodata,
+							&mask->nodata, pixels, caller);
+	PbRasterReportStage("write", NULL);
+	PbRasterReportEnd();
+	return result;
 }
 
 /*
@@ -66,6 +72,8 @@ pb_reconstruct_wkb(PG_FUNCTION_ARGS)
 	PbReconOp	op;
 	PbRasterArg marker,
 				mask;
+	bytea	   *marker_wkb,
+			   *mask_wkb;
 
 	if (strcmp(method, "dilation") == 0)
 		op = PB_RECON_DILATE;
@@ -76,9 +84,14 @@ pb_reconstruct_wkb(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: method must be 'dilation' or 'erosion', not '%s'",
 						caller, method)));
-	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "marker", caller, &marker);
-	PbReadRasterArg(PG_GETARG_BYTEA_PP(1), band, "mask", caller, &mask);
+	PbRasterReportBegin(caller);
+	marker_wkb = PG_GETARG_BYTEA_PP(0);
+	mask_wkb = PG_GETARG_BYTEA_PP(1);
+	PbRasterReportStage("detoast", NULL);
+	PbReadRasterArg(marker_wkb, band, "marker", caller, &marker);
+	PbReadRasterArg(mask_wkb, band, "mask", caller, &mask);
 	PbCheckSameGrid(&marker, &mask, caller);
+	PbRasterReportStage("read", NULL);
 	PG_RETURN_BYTEA_P(Reconstruct(&marker, &mask, connectivity, op, caller));
 }
 
@@ -96,8 +109,13 @@ pb_fill_holes_wkb(PG_FUNCTION_ARGS)
 	int			band = PG_GETARG_INT32(2);
 	PbRasterArg image,
 				marker;
+	bytea	   *image_wkb;
 
-	PbReadRasterArg(PG_GETARG_BYTEA_PP(0), band, "image", caller, &image);
+	PbRasterReportBegin(caller);
+	image_wkb = PG_GETARG_BYTEA_PP(0);
+	PbRasterReportStage("detoast", NULL);
+	PbReadRasterArg(image_wkb, band, "image", caller, &image);
+	PbRasterReportStage("read", NULL);
 	marker = image;
 	marker.what = "marker";
 	marker.img.data = PbHugeAlloc((size_t) image.img.width * image.img.height *
@@ -159,16 +177,22 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	bool		has_nodata[3] = {false, true, true};
 	double		nodata[3] = {0, 0, 0};
 	const void *pixels[3];
+	bytea	   *mask_wkb,
+			   *result;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
 		PG_RETURN_NULL();
 	band = PG_GETARG_INT32(1);
 	with_index = PG_GETARG_BOOL(3);
 	Spacing(fcinfo, 2, &sy, &sx, caller);
-	PbOpenRasterArg(PG_GETARG_BYTEA_PP(0), band, "mask", caller, &mask, &rb);
+	PbRasterReportBegin(caller);
+	mask_wkb = PG_GETARG_BYTEA_PP(0);
+	PbRasterReportStage("detoast", NULL);
+	PbOpenRasterArg(mask_wkb, band, "mask", caller, &mask, &rb);
 	/* the result may be 12 times the mask: refuse it before any work */
 	PbCheckResultSize(&mask.h, with_index ? 3 : 1, types, caller);
 	PbLoadRasterArg(&rb, caller, &mask);
+	PbRasterReportStage("read", NULL);
 	npix = (int64) mask.img.width * mask.img.height;
 	fg = PbHugeAlloc((size_t) npix);
 	PbDistanceForeground(&mask.img, mask.is_nodata, fg);
@@ -176,6 +200,7 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	dist = PbHugeAlloc(sizeof(float) * (size_t) npix);
 	if (with_index)
 		nearest = PbHugeAlloc(sizeof(int64) * (size_t) npix);
+	PbRasterReportStage("prepare", NULL);
 	PbRunDistance(fg, mask.img.width, mask.img.height, sy, sx, dist, nearest, caller);
 	pixels[0] = dist;
 	if (with_index)
@@ -187,6 +212,10 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 		pixels[1] = col;
 		pixels[2] = row;
 	}
-	PG_RETURN_BYTEA_P(PbRasterResult(&mask.h, with_index ? 3 : 1, types, has_nodata,
-									 nodata, pixels, caller));
+	PbRasterReportStage("finish", NULL);
+	result = PbRasterResult(&mask.h, with_index ? 3 : 1, types, has_nodata, nodata, pixels,
+							caller);
+	PbRasterReportStage("write", NULL);
+	PbRasterReportEnd();
+	PG_RETURN_BYTEA_P(result);
 }

@@ -51,4 +51,16 @@ extern void PbRunDistance(const uint8 *fg, int32 width, int32 height,
 extern void PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels,
 						   const char *caller);
 
+/*
+ * raster_report.c: the stages of the last raster call, for
+ * pb_raster_report(): Begin at the call's start, Stage at the end of each
+ * stage (device NULL for the host's own work), Gpu for the GPU's kernels
+ * and copies within the compute stage, End when the result is built.
+ */
+struct PbRasterGpuStats;
+extern void PbRasterReportBegin(const char *operation);
+extern void PbRasterReportStage(const char *stage, const char *device);
+extern void PbRasterReportGpu(const struct PbRasterGpuStats *stats);
+extern void PbRasterReportEnd(void);
+
 #endif							/* PB_RASTER_GLUE_H */

@@ -5,7 +5,8 @@
  * GPU failure gives one WARNING and the CPU computes the same answer, and
  * a cancel or statement_timeout stops the work within about a second (the
  * kernels and the CPU threads poll between rounds and tiles; only this
- * thread polls, and it only reads the interrupt flags).
+ * thread polls, and it only reads the interrupt flags).  The compute
+ * stage's time and device go to the raster report (raster_report.c).
  */
 #include "postgres.h"
 
@@ -36,6 +37,14 @@ CheckStatus(PbStatus st, const char *caller)
 		elog(ERROR, "%s: invalid arguments to the raster core (status %d)", caller, (int) st);
 }
 
+/* The compute stage ran on the GPU: its row, and the GPU's own account. */
+static void
+ReportGpu(const PbRasterGpuStats *stats)
+{
+	PbRasterReportStage("compute", "gpu");
+	PbRasterReportGpu(stats);
+}
+
 /* A reconstruction's arguments, for its GPU work. */
 typedef struct ReconArgs
 {
@@ -43,6 +52,7 @@ typedef struct ReconArgs
 	const PbImage *mask;
 	int			connectivity;
 	PbReconOp	op;
+	PbRasterGpuStats stats;
 } ReconArgs;
 
 /* PbGpuWork: the reconstruction on the GPU. */
@@ -50,10 +60,9 @@ static int
 ReconOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 {
 	ReconArgs  *a = (ReconArgs *) arg;
-	PbRasterGpuStats stats;
 
 	return PbGpuReconstruct(g, a->marker, a->mask, a->connectivity, a->op,
-							PbInterruptArrived, NULL, &stats, err, err_len);
+							PbInterruptArrived, NULL, &a->stats, err, err_len);
 }
 
 /*
@@ -70,10 +79,14 @@ PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 	int			st = PbGpuTry(caller, ReconOnGpu, &a);
 
 	if (st == 0)
+	{
+		ReportGpu(&a.stats);
 		return;
+	}
 	if (st == 1)
 		CheckStatus(PB_ERR_STOPPED, caller);
 	CheckStatus(PbReconstructCpu(marker, mask, connectivity, op, &run), caller);
+	PbRasterReportStage("compute", "cpu");
 }
 
 /* A distance transform's arguments, for its GPU work. */
@@ -86,6 +99,7 @@ typedef struct DistanceArgs
 				sx;
 	float	   *dist;
 	int64	   *nearest;
+	PbRasterGpuStats stats;
 } DistanceArgs;
 
 /* PbGpuWork: the distance transform on the GPU. */
@@ -93,10 +107,9 @@ static int
 DistanceOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 {
 	DistanceArgs *a = (DistanceArgs *) arg;
-	PbRasterGpuStats stats;
 
 	return PbGpuDistance(g, a->fg, a->width, a->height, a->sy, a->sx, a->dist,
-						 (int64_t *) a->nearest, PbInterruptArrived, NULL, &stats,
+						 (int64_t *) a->nearest, PbInterruptArrived, NULL, &a->stats,
 						 err, err_len);
 }
 
@@ -110,11 +123,15 @@ PbRunDistance(const uint8 *fg, int32 width, int32 height, double sy, double sx,
 	int			st = PbGpuTry(caller, DistanceOnGpu, &a);
 
 	if (st == 0)
+	{
+		ReportGpu(&a.stats);
 		return;
+	}
 	if (st == 1)
 		CheckStatus(PB_ERR_STOPPED, caller);
 	CheckStatus(PbDistanceCpu(fg, width, height, sy, sx, dist, (int64_t *) nearest, &run),
 				caller);
+	PbRasterReportStage("compute", "cpu");
 }
 
 /* A watershed's arguments, for its GPU work. */
@@ -122,6 +139,7 @@ typedef struct WatershedArgs
 {
 	const PbWatershedSpec *spec;
 	uint32	   *labels;
+	PbRasterGpuStats stats;
 } WatershedArgs;
 
 /* PbGpuWork: the watershed on the GPU. */
@@ -129,9 +147,8 @@ static int
 WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 {
 	WatershedArgs *a = (WatershedArgs *) arg;
-	PbRasterGpuStats stats;
 
-	return PbGpuWatershed(g, a->spec, a->labels, PbInterruptArrived, NULL, &stats,
+	return PbGpuWatershed(g, a->spec, a->labels, PbInterruptArrived, NULL, &a->stats,
 						  err, err_len);
 }
 
@@ -149,8 +166,12 @@ PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels, const char *caller)
 	CheckStatus(PbWatershedCheck(spec), caller);
 	st = PbGpuTry(caller, WatershedOnGpu, &a);
 	if (st == 0)
+	{
+		ReportGpu(&a.stats);
 		return;
+	}
 	if (st == 1)
 		CheckStatus(PB_ERR_STOPPED, caller);
 	CheckStatus(PbWatershedCpu(spec, labels, &run), caller);
+	PbRasterReportStage("compute", "cpu");
 }

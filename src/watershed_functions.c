@@ -146,6 +146,10 @@ pb_watershed_wkb(PG_FUNCTION_ARGS)
 	bool		has_nodata = true;
 	double		nodata = 0;
 	const void *pixels[1];
+	bytea	   *image_wkb,
+			   *mask_wkb,
+			   *markers_wkb,
+			   *result;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(2) || PG_ARGISNULL(4) || PG_ARGISNULL(5) ||
 		PG_ARGISNULL(6))
@@ -154,25 +158,34 @@ pb_watershed_wkb(PG_FUNCTION_ARGS)
 	spec.connectivity = PbConnectivityArg(PG_GETARG_INT32(2), caller);
 	spec.lines = PG_GETARG_BOOL(4);
 	label_type = LabelType(text_to_cstring(PG_GETARG_TEXT_PP(6)), caller);
-	PbOpenRasterArg(PG_GETARG_BYTEA_PP(0), PG_GETARG_INT32(5), "image", caller, &image, &rb);
+	PbRasterReportBegin(caller);
+	image_wkb = PG_GETARG_BYTEA_PP(0);
+	mask_wkb = PG_ARGISNULL(3) ? NULL : PG_GETARG_BYTEA_PP(3);
+	markers_wkb = PG_ARGISNULL(1) ? NULL : PG_GETARG_BYTEA_PP(1);
+	PbRasterReportStage("detoast", NULL);
+	PbOpenRasterArg(image_wkb, PG_GETARG_INT32(5), "image", caller, &image, &rb);
 	/* the labels may be 4 times the image: refuse them before any work */
 	PbCheckResultSize(&image.h, 1, &label_type, caller);
 	PbLoadRasterArg(&rb, caller, &image);
 	npix = (int64) image.img.width * image.img.height;
 	wall = image.is_nodata;		/* nodata and NaN heights */
-	if (!PG_ARGISNULL(3))
+	if (mask_wkb != NULL)
 	{
 		if (wall == NULL)
 			wall = palloc_extended((size_t) npix, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		ReadMask(PG_GETARG_BYTEA_PP(3), &image, wall, caller);
+		ReadMask(mask_wkb, &image, wall, caller);
 	}
-	if (!PG_ARGISNULL(1))
-		spec.markers = ReadMarkers(PG_GETARG_BYTEA_PP(1), &image, caller);
+	if (markers_wkb != NULL)
+		spec.markers = ReadMarkers(markers_wkb, &image, caller);
 	spec.image = image.img;
 	spec.wall = wall;
 	labels = PbHugeAlloc(sizeof(uint32) * (size_t) npix);
+	PbRasterReportStage("read", NULL);
 	PbRunWatershed(&spec, labels, caller);
 	pixels[0] = NarrowLabels(labels, npix, label_type, caller);
-	PG_RETURN_BYTEA_P(PbRasterResult(&image.h, 1, &label_type, &has_nodata, &nodata,
-									 pixels, caller));
+	PbRasterReportStage("finish", NULL);
+	result = PbRasterResult(&image.h, 1, &label_type, &has_nodata, &nodata, pixels, caller);
+	PbRasterReportStage("write", NULL);
+	PbRasterReportEnd();
+	PG_RETURN_BYTEA_P(result);
 }

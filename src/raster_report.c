@@ -1,0 +1,118 @@
+/*
+ * raster_report.c: where the time of this backend's last raster call went
+ * (pb_raster_report()): the stages of pb_reconstruct, pb_fill_holes,
+ * pb_distance_transform and pb_watershed as they run (detoast, read,
+ * prepare, compute, finish, write), the compute stage's device, and on the
+ * GPU its kernels' and copies' share.  A handful of clock readings a call;
+ * what happens after the function returns (the executor, TOAST compression
+ * of a stored result) is not in it.
+ */
+#include "postgres.h"
+
+#include "funcapi.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+
+#include "../cuda/pb_raster_gpu.h"
+#include "raster_glue.h"
+
+#define MAX_STAGES 12
+
+/* One row of the report. */
+typedef struct ReportRow
+{
+	const char *stage;
+	const char *device;			/* NULL: the host's own work */
+	double		seconds;
+} ReportRow;
+
+/* The last (or running) call of this backend. */
+static struct
+{
+	const char *operation;		/* NULL: no call yet */
+	instr_time	start,
+				last;
+	ReportRow	rows[MAX_STAGES];
+	int			n;
+	bool		finished;
+} report;
+
+/* Append a row (a call has at most MAX_STAGES). */
+static void
+AddRow(const char *stage, const char *device, double seconds)
+{
+	if (report.n < MAX_STAGES)
+		report.rows[report.n++] = (ReportRow) {stage, device, seconds};
+}
+
+/* A raster call starts: forget the last one and start the clock. */
+void
+PbRasterReportBegin(const char *operation)
+{
+	report.operation = operation;
+	report.n = 0;
+	report.finished = false;
+	INSTR_TIME_SET_CURRENT(report.start);
+	report.last = report.start;
+}
+
+/* A stage ends now: its row has the time since the last stage ended. */
+void
+PbRasterReportStage(const char *stage, const char *device)
+{
+	instr_time	now;
+	instr_time	d;
+
+	INSTR_TIME_SET_CURRENT(now);
+	d = now;
+	INSTR_TIME_SUBTRACT(d, report.last);
+	report.last = now;
+	AddRow(stage, device, INSTR_TIME_GET_DOUBLE(d));
+}
+
+/* The GPU's own account of the compute stage: kernels and copies. */
+void
+PbRasterReportGpu(const PbRasterGpuStats *stats)
+{
+	AddRow("gpu kernels", "gpu", stats->kernel_ms / 1000.0);
+	AddRow("gpu copies", "gpu", stats->transfer_ms / 1000.0);
+}
+
+/* The call returns its result: the total row. */
+void
+PbRasterReportEnd(void)
+{
+	instr_time	d;
+
+	INSTR_TIME_SET_CURRENT(d);
+	INSTR_TIME_SUBTRACT(d, report.start);
+	AddRow("total", NULL, INSTR_TIME_GET_DOUBLE(d));
+	report.finished = true;
+}
+
+PG_FUNCTION_INFO_V1(pb_raster_report);
+/*
+ * The rows of this backend's last finished raster call: operation, stage,
+ * device and seconds; none before the first (or after one that failed).
+ */
+Datum
+pb_raster_report(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (report.operation == NULL || !report.finished)
+		return (Datum) 0;
+	for (int i = 0; i < report.n; i++)
+	{
+		Datum		v[4];
+		bool		nulls[4] = {false, false, report.rows[i].device == NULL, false};
+
+		v[0] = CStringGetTextDatum(report.operation);
+		v[1] = CStringGetTextDatum(report.rows[i].stage);
+		v[2] = report.rows[i].device ? CStringGetTextDatum(report.rows[i].device) : (Datum) 0;
+		v[3] = Float8GetDatum(report.rows[i].seconds);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	}
+	return (Datum) 0;
+}

@@ -110,6 +110,7 @@ pb_fill_holes_wkb(PG_FUNCTION_ARGS)
 	PbRasterArg image,
 				marker;
 	bytea	   *image_wkb;
+	PbRun		run = PbCpuRun();
 
 	PbRasterReportBegin(caller);
 	image_wkb = PG_GETARG_BYTEA_PP(0);
@@ -120,7 +121,7 @@ pb_fill_holes_wkb(PG_FUNCTION_ARGS)
 	marker.what = "marker";
 	marker.img.data = PbHugeAlloc((size_t) image.img.width * image.img.height *
 								  PbPixSize(image.img.type));
-	PbFillHolesMarker(&image.img, &marker.img);
+	PbFillHolesMarkerPar(&run, &image.img, &marker.img);
 	PG_RETURN_BYTEA_P(Reconstruct(&marker, &image, connectivity, PB_RECON_ERODE, caller));
 }
 
@@ -179,6 +180,7 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	const void *pixels[3];
 	bytea	   *mask_wkb,
 			   *result;
+	PbRun		run = PbCpuRun();
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
 		PG_RETURN_NULL();
@@ -195,7 +197,7 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	PbRasterReportStage("read", NULL);
 	npix = (int64) mask.img.width * mask.img.height;
 	fg = PbHugeAlloc((size_t) npix);
-	PbDistanceForeground(&mask.img, mask.is_nodata, fg);
+	PbDistanceForegroundPar(&run, &mask.img, mask.is_nodata, fg);
 	CHECK_FOR_INTERRUPTS();
 	dist = PbHugeAlloc(sizeof(float) * (size_t) npix);
 	if (with_index)

@@ -63,8 +63,8 @@ PbOpenRasterArg(bytea *wkb, int band, const char *what, const char *caller,
 
 /*
  * Read the pixels of the band PbOpenRasterArg located (rb) into out,
- * checking its pixel type; a cancel that came during this pass (tens of
- * ms per 16M pixels) is seen at its end.
+ * checking its pixel type, on pixelbox.cpu_threads threads; a cancel that
+ * came during this pass is seen at its end.
  */
 void
 PbLoadRasterArg(const PbRasterBand *rb, const char *caller, PbRasterArg *out)
@@ -72,6 +72,7 @@ PbLoadRasterArg(const PbRasterBand *rb, const char *caller, PbRasterArg *out)
 	PbPixType	type;
 	int64		npix;
 	uint8	   *nd;
+	PbRun		run = PbCpuRun();
 
 	if (!PbRasterComputeType(rb->wkb_type, &type))
 		ereport(ERROR,
@@ -85,11 +86,11 @@ PbLoadRasterArg(const PbRasterBand *rb, const char *caller, PbRasterArg *out)
 	npix = (int64) out->h.width * out->h.height;
 	out->img.data = PbHugeAlloc((size_t) npix * PbPixSize(type));
 	if (!PbRasterBandMayHaveNodata(rb))
-		PbRasterReadBand(rb, npix, out->img.data, NULL);
+		PbRasterReadBandPar(&run, rb, npix, out->img.data, NULL);
 	else
 	{
 		nd = PbHugeAlloc((size_t) npix);
-		if (PbRasterReadBand(rb, npix, out->img.data, nd) > 0)
+		if (PbRasterReadBandPar(&run, rb, npix, out->img.data, nd) > 0)
 			out->is_nodata = nd;
 		else
 			pfree(nd);
@@ -169,7 +170,10 @@ PbCheckResultSize(const PbRasterHeader *h, int nbands, const int *wkb_types,
 	return size;
 }
 
-/* A raster WKB bytea with h's georeference and the given bands. */
+/*
+ * A raster WKB bytea with h's georeference and the given bands, their
+ * pixels copied on pixelbox.cpu_threads threads.
+ */
 bytea *
 PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
 			   const bool *has_nodata, const double *nodata,
@@ -179,6 +183,7 @@ PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
 	int64		npix = (int64) h->width * h->height;
 	bytea	   *out;
 	uint8	   *p;
+	PbRun		run = PbCpuRun();
 
 	out = palloc(size + VARHDRSZ);
 	SET_VARSIZE(out, size + VARHDRSZ);
@@ -186,7 +191,8 @@ PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
 	for (int b = 0; b < nbands; b++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		p = PbRasterWriteBand(p, wkb_types[b], has_nodata[b], nodata[b], pixels[b], npix);
+		p = PbRasterWriteBandPar(&run, p, wkb_types[b], has_nodata[b], nodata[b], pixels[b],
+								 npix);
 	}
 	Assert(p == (uint8 *) VARDATA(out) + size);
 	return out;

@@ -50,6 +50,7 @@ ReadMarkers(bytea *wkb, const PbRasterArg *image, const char *caller)
 	uint32	   *labels;
 	int64		bad;
 	double		v;
+	PbRun		run = PbCpuRun();
 
 	PbOpenRasterArg(wkb, 1, "markers", caller, &arg, &rb);
 	if (rb.wkb_type == PB_WKB_32BF || rb.wkb_type == PB_WKB_64BF)
@@ -61,7 +62,7 @@ ReadMarkers(bytea *wkb, const PbRasterArg *image, const char *caller)
 	PbCheckAligned(image, &arg, caller);
 	npix = (int64) arg.h.width * arg.h.height;
 	labels = PbHugeAlloc(sizeof(uint32) * (size_t) npix);
-	bad = PbWsMarkerLabels(&rb, npix, labels, &v);
+	bad = PbWsMarkerLabelsPar(&run, &rb, npix, labels, &v);
 	if (bad >= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -81,10 +82,11 @@ ReadMask(bytea *wkb, const PbRasterArg *image, uint8 *wall, const char *caller)
 {
 	PbRasterArg arg;
 	PbRasterBand rb;
+	PbRun		run = PbCpuRun();
 
 	PbOpenRasterArg(wkb, 1, "mask", caller, &arg, &rb);
 	PbCheckAligned(image, &arg, caller);
-	PbWsMaskWalls(&rb, (int64) arg.h.width * arg.h.height, wall);
+	PbWsMaskWallsPar(&run, &rb, (int64) arg.h.width * arg.h.height, wall);
 }
 
 /*

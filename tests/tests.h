@@ -164,6 +164,10 @@
 	X(test_match_order_independent) \
 	X(test_match_big_component) \
 	X(test_match_shape_order) \
+	/* test_raster_par.c */ \
+	X(test_raster_par_read_write) \
+	X(test_raster_par_markers_walls) \
+	X(test_raster_par_foreground_marker) \
 	/* test_match_tiles.c */ \
 	X(test_match_tiles_hand_worked) \
 	X(test_match_tiles_add_up) \

@@ -71,14 +71,39 @@ PbReconRestoreNodata(PbImage *result, const uint8_t *mask_nodata, const float *s
 void
 PbFillHolesMarker(const PbImage *image, PbImage *marker)
 {
+	PbFillHolesMarkerRows(image, marker, 0, image->height);
+}
+
+/*
+ * Rows [y0, y1) of the fill-holes marker: the image's own values on its
+ * border, the top value elsewhere (one loop per pixel size, not a
+ * conversion per pixel).
+ */
+void
+PbFillHolesMarkerRows(const PbImage *image, PbImage *marker, int32_t y0, int32_t y1)
+{
 	int32_t		w = image->width,
 				h = image->height;
+	size_t		ps = PbPixSize(image->type);
 	double		top = WallValue(image->type, PB_RECON_ERODE);
+	PbImage		one = {1, 1, image->type, NULL};
+	uint8_t		pix[8];
 
-	memcpy(marker->data, image->data, (size_t) w * h * PbPixSize(image->type));
-	for (int32_t y = 1; y < h - 1; y++)
-		for (int32_t x = 1; x < w - 1; x++)
-			PbPixSet(marker, (int64_t) y * w + x, top);
+	/* the top value's bytes, as the image stores it */
+	one.data = pix;
+	PbPixSet(&one, 0, top);
+	memcpy((uint8_t *) marker->data + (size_t) y0 * w * ps,
+		   (const uint8_t *) image->data + (size_t) y0 * w * ps, (size_t) (y1 - y0) * w * ps);
+	for (int32_t y = y0 > 1 ? y0 : 1; y < y1 && y < h - 1; y++)
+	{
+		uint8_t    *row = (uint8_t *) marker->data + ((size_t) y * w + 1) * ps;
+
+		if (ps == 1)
+			memset(row, pix[0], (size_t) (w > 2 ? w - 2 : 0));
+		else
+			for (int32_t x = 1; x < w - 1; x++)
+				memcpy(row + (size_t) (x - 1) * ps, pix, ps);
+	}
 }
 
 /*

@@ -42,6 +42,8 @@ void		PbReconRestoreNodata(PbImage *result, const uint8_t *mask_nodata,
  * has image's size and type and its own pixels.
  */
 void		PbFillHolesMarker(const PbImage *image, PbImage *marker);
+void		PbFillHolesMarkerRows(const PbImage *image, PbImage *marker, int32_t y0,
+								  int32_t y1);
 
 /*
  * The foreground of a mask for the distance transform into fg (one byte

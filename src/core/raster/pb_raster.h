@@ -9,6 +9,7 @@
 
 #include "image.h"
 #include "nodata.h"
+#include "raster_par.h"
 #include "raster_wkb.h"
 #include "watershed.h"
 

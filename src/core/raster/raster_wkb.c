@@ -511,6 +511,15 @@ PbRasterWriteBand(uint8_t *out, int wkb_type, bool has_nodata, double nodata,
 			break;
 	}
 	out = WriteNdr(out, &v, bytes);
+	return PbRasterWritePixels(out, wkb_type, pixels, npixels);
+}
+
+/* npixels pixels of wkb_type from native-order values (NULL: zeros) at out. */
+uint8_t *
+PbRasterWritePixels(uint8_t *out, int wkb_type, const void *pixels, int64_t npixels)
+{
+	int			bytes = PbWkbPixBytes(wkb_type);
+
 	if (pixels == NULL)
 		memset(out, 0, (size_t) npixels * bytes);
 	else if (HostIsNdr() || bytes == 1)

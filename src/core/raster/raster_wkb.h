@@ -120,4 +120,11 @@ uint8_t    *PbRasterWriteHeader(uint8_t *out, const PbRasterHeader *h, int nband
 uint8_t    *PbRasterWriteBand(uint8_t *out, int wkb_type, bool has_nodata,
 							  double nodata, const void *pixels, int64_t npixels);
 
+/*
+ * The pixels part of PbRasterWriteBand: npixels pixels at out (a band's
+ * pixels, or a slice of them); returns the byte after them.
+ */
+uint8_t    *PbRasterWritePixels(uint8_t *out, int wkb_type, const void *pixels,
+								int64_t npixels);
+
 #endif							/* PB_RASTER_WKB_H */

@@ -38,12 +38,13 @@ Reconstruct(PbRasterArg *marker, PbRasterArg *mask, int connectivity,
 	const void *pixels[1];
 	bool		has_nodata = mask->has_nodata;
 	bytea	   *result;
+	PbRun		run = PbCpuRun();
 
 	if (mask->is_nodata)
 		saved = PbHugeAlloc(sizeof(float) * (size_t) npix);
 	PbReconNodataWalls(&marker->img, marker->is_nodata, &mask->img, mask->is_nodata,
 					   op, saved);
-	if (PbReconClip(&marker->img, &mask->img, op) != PB_OK)
+	if (PbReconClipPar(&run, &marker->img, &mask->img, op) != PB_OK)
 		elog(ERROR, "%s: marker and mask images do not match", caller);
 	PbRasterReportStage("prepare", NULL);
 	PbRunReconstruct(&marker->img, &mask->img, connectivity, op, caller);
@@ -199,9 +200,14 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	fg = PbHugeAlloc((size_t) npix);
 	PbDistanceForegroundPar(&run, &mask.img, mask.is_nodata, fg);
 	CHECK_FOR_INTERRUPTS();
+	/* mapped on threads now, not page by page as the results come in */
 	dist = PbHugeAlloc(sizeof(float) * (size_t) npix);
+	PbZeroPar(&run, dist, sizeof(float) * (size_t) npix);
 	if (with_index)
+	{
 		nearest = PbHugeAlloc(sizeof(int64) * (size_t) npix);
+		PbZeroPar(&run, nearest, sizeof(int64) * (size_t) npix);
+	}
 	PbRasterReportStage("prepare", NULL);
 	PbRunDistance(fg, mask.img.width, mask.img.height, sy, sx, dist, nearest, caller);
 	pixels[0] = dist;

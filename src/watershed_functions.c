@@ -152,6 +152,7 @@ pb_watershed_wkb(PG_FUNCTION_ARGS)
 			   *mask_wkb,
 			   *markers_wkb,
 			   *result;
+	PbRun		run = PbCpuRun();
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(2) || PG_ARGISNULL(4) || PG_ARGISNULL(5) ||
 		PG_ARGISNULL(6))
@@ -174,14 +175,19 @@ pb_watershed_wkb(PG_FUNCTION_ARGS)
 	if (mask_wkb != NULL)
 	{
 		if (wall == NULL)
-			wall = palloc_extended((size_t) npix, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		{
+			wall = PbHugeAlloc((size_t) npix);
+			PbZeroPar(&run, wall, (size_t) npix);
+		}
 		ReadMask(mask_wkb, &image, wall, caller);
 	}
 	if (markers_wkb != NULL)
 		spec.markers = ReadMarkers(markers_wkb, &image, caller);
 	spec.image = image.img;
 	spec.wall = wall;
+	/* mapped on threads now, not page by page as the labels come in */
 	labels = PbHugeAlloc(sizeof(uint32) * (size_t) npix);
+	PbZeroPar(&run, labels, sizeof(uint32) * (size_t) npix);
 	PbRasterReportStage("read", NULL);
 	PbRunWatershed(&spec, labels, caller);
 	pixels[0] = NarrowLabels(labels, npix, label_type, caller);

@@ -178,3 +178,59 @@ test_raster_par_foreground_marker(void)
 			free(mc.data);
 		}
 }
+
+/*
+ * Markers clipped to masks (dilation and erosion, three pixel types) and
+ * buffers zeroed: the serial bytes; mismatched types refused as before.
+ */
+void
+test_raster_par_clip_zero(void)
+{
+	Rng			r = {43};
+	int64_t		n = (int64_t) PAR_W * PAR_H;
+	PbPixType	types[3] = {PB_PIX_8BUI, PB_PIX_16BUI, PB_PIX_32BF};
+	int			wkb[3] = {PB_WKB_8BUI, PB_WKB_16BUI, PB_WKB_32BF};
+	PbRun		run = {4, 0, NULL, NULL};
+	uint8_t    *z = malloc(n + 5);
+	PbImage		a,
+				b;
+
+	for (int t = 0; t < 3; t++)
+		for (int op = 0; op < 2; op++)
+		{
+			size_t		ps = PbPixSize(types[t]);
+			uint8_t    *mk = RandomPixels(&r, n, wkb[t]),
+					   *mask = RandomPixels(&r, n, wkb[t]),
+					   *copy = malloc(n * ps);
+			PbImage		m1 = {PAR_W, PAR_H, types[t], mk},
+						m2 = {PAR_W, PAR_H, types[t], copy},
+						k = {PAR_W, PAR_H, types[t], mask};
+			PbReconOp	rop = op ? PB_RECON_ERODE : PB_RECON_DILATE;
+
+			if (types[t] == PB_PIX_32BF)	/* the clip's inputs have no NaN */
+				for (int64_t i = 0; i < n; i++)
+				{
+					if (isnan(((float *) mk)[i]))
+						((float *) mk)[i] = 1.0f;
+					if (isnan(((float *) mask)[i]))
+						((float *) mask)[i] = 2.0f;
+				}
+			memcpy(copy, mk, n * ps);
+			pb_test_context("type %d, op %d", types[t], op);
+			CHECK(PbReconClip(&m1, &k, rop) == PB_OK);
+			CHECK(PbReconClipPar(&run, &m2, &k, rop) == PB_OK);
+			CHECK(memcmp(mk, copy, n * ps) == 0);
+			free(mk);
+			free(mask);
+			free(copy);
+		}
+	a = (PbImage) {PAR_W, PAR_H, PB_PIX_8BUI, z};
+	b = (PbImage) {PAR_W, PAR_H, PB_PIX_16BUI, z};
+	CHECK(PbReconClipPar(&run, &a, &b, PB_RECON_DILATE) == PB_ERR_BADARG);
+	memset(z, 7, n + 5);
+	PbZeroPar(&run, z, n);
+	CHECK(z[0] == 0 && z[n - 1] == 0 && z[n] == 7);
+	for (int64_t i = 0; i < n; i += 4099)
+		CHECK(z[i] == 0);
+	free(z);
+}

@@ -168,6 +168,7 @@
 	X(test_raster_par_read_write) \
 	X(test_raster_par_markers_walls) \
 	X(test_raster_par_foreground_marker) \
+	X(test_raster_par_clip_zero) \
 	/* test_match_tiles.c */ \
 	X(test_match_tiles_hand_worked) \
 	X(test_match_tiles_add_up) \

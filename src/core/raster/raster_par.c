@@ -25,6 +25,7 @@ typedef struct ParPass
 	const void *pixels;
 	int			bytes;			/* of a pixel of out / pixels */
 	int			wkb_type;
+	PbReconOp	op;
 	atomic_int_fast64_t count;	/* nodata pixels read */
 	atomic_int_fast64_t first_bad;	/* first negative marker, INT64_MAX none */
 	double		bad_value;
@@ -202,6 +203,71 @@ PbDistanceForegroundPar(const PbRun *run, const PbImage *mask, const uint8_t *no
 
 	if (PbParallelFor(run, Slices(p.npixels), ForegroundSlice, &p) != PB_OK)
 		PbDistanceForeground(mask, nodata, fg);
+}
+
+/* The slice of image im from pixel start on, n pixels, as a one-row image. */
+static PbImage
+RowView(const PbImage *im, int64_t start, int64_t n)
+{
+	PbImage		v = *im;
+
+	v.width = (int32_t) n;
+	v.height = 1;
+	v.data = (uint8_t *) im->data + start * PbPixSize(im->type);
+	return v;
+}
+
+/* PbParItemFn: slice k of a marker clipped to its mask. */
+static void
+ClipSlice(void *arg, int64_t k)
+{
+	ParPass    *p = arg;
+	int64_t		start,
+				n;
+	PbImage		marker,
+				mask;
+
+	Slice(p, k, &start, &n);
+	marker = RowView(p->marker, start, n);
+	mask = RowView(p->image, start, n);
+	(void) PbReconClip(&marker, &mask, p->op);
+}
+
+PbStatus
+PbReconClipPar(const PbRun *run, PbImage *marker, const PbImage *mask, PbReconOp op)
+{
+	ParPass		p = {.image = mask, .marker = marker, .op = op,
+	.npixels = (int64_t) marker->width * marker->height};
+	PbImage		none = RowView(marker, 0, 0),
+				none_mask = RowView(mask, 0, 0);
+	PbStatus	st = PbReconClip(&none, &none_mask, op);	/* checks the types only */
+
+	if (st != PB_OK || p.npixels == 0)
+		return st;
+	if (PbParallelFor(run, Slices(p.npixels), ClipSlice, &p) != PB_OK)
+		return PbReconClip(marker, mask, op);
+	return PB_OK;
+}
+
+/* PbParItemFn: slice k of a buffer set to zero. */
+static void
+ZeroSlice(void *arg, int64_t k)
+{
+	ParPass    *p = arg;
+	int64_t		start,
+				n;
+
+	Slice(p, k, &start, &n);
+	memset((uint8_t *) p->out + start, 0, (size_t) n);
+}
+
+void
+PbZeroPar(const PbRun *run, void *buf, size_t bytes)
+{
+	ParPass		p = {.out = buf, .npixels = (int64_t) bytes};
+
+	if (PbParallelFor(run, Slices(p.npixels), ZeroSlice, &p) != PB_OK)
+		memset(buf, 0, bytes);
 }
 
 /* PbParItemFn: the rows of slice k of a fill-holes marker. */

@@ -39,4 +39,16 @@ void		PbDistanceForegroundPar(const PbRun *run, const PbImage *mask,
 /* PbFillHolesMarker on run's threads. */
 void		PbFillHolesMarkerPar(const PbRun *run, const PbImage *image, PbImage *marker);
 
+/* PbReconClip on run's threads. */
+PbStatus	PbReconClipPar(const PbRun *run, PbImage *marker, const PbImage *mask,
+						   PbReconOp op);
+
+/*
+ * Set bytes of buf to zero on run's threads: a large buffer fresh from
+ * the allocator is mapped page by page as it is first written, and the
+ * threads take those faults in parallel (a copy from the GPU into it then
+ * runs at the copy's speed).
+ */
+void		PbZeroPar(const PbRun *run, void *buf, size_t bytes);
+
 #endif							/* PB_RASTER_PAR_H */

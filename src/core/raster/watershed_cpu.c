@@ -32,6 +32,14 @@
 #define WS_NO_POINTER 0xFF
 #define WS_POLL_PIXELS 65536	/* serial phases poll every this many pixels */
 
+/* Which neighbours a scan reads: all, or those before or after in row-major order. */
+typedef enum WsSide
+{
+	WS_SIDE_ALL,
+	WS_SIDE_BEFORE,
+	WS_SIDE_AFTER
+} WsSide;
+
 /* The state every phase shares. */
 typedef struct WsCtx
 {
@@ -44,6 +52,9 @@ typedef struct WsCtx
 	uint8_t    *done;			/* label final (atomic flags while labelling) */
 	uint32_t   *labels;
 	int64_t		off[8];			/* index offset of neighbour j */
+	int			nside[3];		/* neighbours on each WsSide */
+	int			side[3][8];		/* their indices j */
+	int64_t		sideoff[3][8];	/* and index offsets */
 	/* tiles */
 	int			tile;
 	int64_t		tiles_x,
@@ -66,30 +77,31 @@ TileBounds(const WsCtx *c, int64_t t, int64_t *x0, int64_t *y0, int64_t *x1, int
 }
 
 /*
- * The least of pixel i's key and what its neighbours offer it now (i at
- * (x, y), neither a wall nor a seed).  Inside the image's outer frame the
- * neighbours are at fixed offsets, without bounds checks.
+ * The least of pixel i's key and what its neighbours on side s offer it
+ * now (i at (x, y), neither a wall nor a seed).  Inside the image's outer
+ * frame the neighbours are at fixed offsets, without bounds checks and
+ * without a wall test: a wall's key stays (INF, INF), which offers
+ * nothing.
  */
 static inline uint64_t
-OfferedKey(const WsCtx *c, int64_t i, int64_t x, int64_t y)
+OfferedKey(const WsCtx *c, int64_t i, int64_t x, int64_t y, WsSide s)
 {
 	uint32_t	lvu = c->lv[i];
 	uint64_t	k = c->key[i];
 
 	if (x > 0 && y > 0 && x < c->g.width - 1 && y < c->g.height - 1)
 	{
-		for (int j = 0; j < c->g.conn; j++)
+		for (int n = 0; n < c->nside[s]; n++)
 		{
-			int64_t		v = i + c->off[j];
+			uint64_t	cand = WsCand(c->key[i + c->sideoff[s][n]], lvu);
 
-			if (c->lv[v] != PB_WS_INF && WsCand(c->key[v], lvu) < k)
-				k = WsCand(c->key[v], lvu);
+			k = cand < k ? cand : k;
 		}
 		return k;
 	}
-	for (int j = 0; j < c->g.conn; j++)
+	for (int n = 0; n < c->nside[s]; n++)
 	{
-		int64_t		v = WsNeighbour(&c->g, c->lv, x, y, j);
+		int64_t		v = WsNeighbour(&c->g, c->lv, x, y, c->side[s][n]);
 
 		if (v >= 0 && WsCand(c->key[v], lvu) < k)
 			k = WsCand(c->key[v], lvu);
@@ -117,18 +129,18 @@ OnFrame(const TileJob *job, int64_t x, int64_t y)
 }
 
 /*
- * Lower pixel (x, y) of the tile to what its neighbours offer now; whether
- * it dropped.  Notes a drop on the tile's frame.
+ * Lower pixel (x, y) of the tile to what its neighbours on side s offer
+ * now; whether it dropped.  Notes a drop on the tile's frame.
  */
 static inline bool
-TileLower(WsCtx *c, TileJob *job, int64_t x, int64_t y)
+TileLower(WsCtx *c, TileJob *job, int64_t x, int64_t y, WsSide s)
 {
 	int64_t		i = y * c->g.width + x;
 	uint64_t	k;
 
 	if (c->lv[i] == PB_WS_INF || c->seed[i])
 		return false;
-	k = OfferedKey(c, i, x, y);
+	k = OfferedKey(c, i, x, y, s);
 	if (k == c->key[i])
 		return false;
 	c->key[i] = k;
@@ -156,13 +168,14 @@ TileOffersBack(const WsCtx *c, const TileJob *job, int64_t x, int64_t y)
 {
 	int64_t		i = y * c->g.width + x;
 
-	for (int j = 0; j < c->g.conn; j++)
+	for (int n = 0; n < c->nside[WS_SIDE_AFTER]; n++)
 	{
+		int			j = c->side[WS_SIDE_AFTER][n];
 		int64_t		nx = x + PbNbDx(j),
 					ny = y + PbNbDy(j),
 					v = i + c->off[j];
 
-		if (PbNbBefore(j) || nx < job->x0 || ny < job->y0 || nx >= job->x1 || ny >= job->y1)
+		if (nx < job->x0 || ny < job->y0 || nx >= job->x1 || ny >= job->y1)
 			continue;
 		if (c->lv[v] != PB_WS_INF && !c->seed[v] && WsCand(c->key[i], c->lv[v]) < c->key[v])
 			return true;
@@ -171,21 +184,22 @@ TileOffersBack(const WsCtx *c, const TileJob *job, int64_t x, int64_t y)
 }
 
 /*
- * The first run of a tile: a forward and a backward raster pass lower
- * every pixel to what its neighbours offer (most keys come out final, as
- * in Vincent's hybrid reconstruction); the only offers not yet seen are
- * those of pixels lowered on the backward pass to neighbours it had
- * already been through, so those pixels are queued.
+ * The first run of a tile: a forward raster pass lowers every pixel to
+ * what its neighbours before it offer, a backward pass to what those
+ * after it offer (most keys come out final, as in Vincent's hybrid
+ * reconstruction).  A pixel has then seen the final offer of every
+ * neighbour, except where that neighbour came before it and dropped on the
+ * backward pass, after it; those neighbours are queued.
  */
 static void
 TileFirstScan(WsCtx *c, TileJob *job)
 {
 	for (int64_t y = job->y0; y < job->y1; y++)
 		for (int64_t x = job->x0; x < job->x1; x++)
-			TileLower(c, job, x, y);
+			TileLower(c, job, x, y, WS_SIDE_BEFORE);
 	for (int64_t y = job->y1 - 1; y >= job->y0; y--)
 		for (int64_t x = job->x1 - 1; x >= job->x0; x--)
-			if (TileLower(c, job, x, y) && TileOffersBack(c, job, x, y))
+			if (TileLower(c, job, x, y, WS_SIDE_AFTER) && TileOffersBack(c, job, x, y))
 				TilePush(c, job, x, y);
 }
 
@@ -198,16 +212,16 @@ TileFrameScan(WsCtx *c, TileJob *job)
 {
 	for (int64_t x = job->x0; x < job->x1; x++)
 	{
-		if (TileLower(c, job, x, job->y0))
+		if (TileLower(c, job, x, job->y0, WS_SIDE_ALL))
 			TilePush(c, job, x, job->y0);
-		if (job->y1 - 1 > job->y0 && TileLower(c, job, x, job->y1 - 1))
+		if (job->y1 - 1 > job->y0 && TileLower(c, job, x, job->y1 - 1, WS_SIDE_ALL))
 			TilePush(c, job, x, job->y1 - 1);
 	}
 	for (int64_t y = job->y0 + 1; y < job->y1 - 1; y++)
 	{
-		if (TileLower(c, job, job->x0, y))
+		if (TileLower(c, job, job->x0, y, WS_SIDE_ALL))
 			TilePush(c, job, job->x0, y);
-		if (job->x1 - 1 > job->x0 && TileLower(c, job, job->x1 - 1, y))
+		if (job->x1 - 1 > job->x0 && TileLower(c, job, job->x1 - 1, y, WS_SIDE_ALL))
 			TilePush(c, job, job->x1 - 1, y);
 	}
 }
@@ -337,22 +351,84 @@ KeyRounds(WsCtx *c, const PbRun *run)
 	return PB_OK;
 }
 
-/* Levels, seeds and initial keys of a band of rows. */
+/*
+ * Levels of pixels [i0, i1) (PbWsLevel's, walls not yet applied): one loop
+ * per pixel type, so that the type is not asked per pixel.
+ */
+static void
+LevelRange(WsCtx *c, int64_t i0, int64_t i1)
+{
+	const void *d = c->spec->image.data;
+
+	switch (c->spec->image.type)
+	{
+		case PB_PIX_16BUI:
+			for (int64_t i = i0; i < i1; i++)
+				c->lv[i] = ((const uint16_t *) d)[i];
+			break;
+		case PB_PIX_32BF:
+			for (int64_t i = i0; i < i1; i++)
+				c->lv[i] = PbWsFloatLevel(((const float *) d)[i]);
+			break;
+		default:
+			for (int64_t i = i0; i < i1; i++)
+				c->lv[i] = ((const uint8_t *) d)[i];
+			break;
+	}
+}
+
+/* Levels (PbWsLevel), seeds and initial keys of a band of rows. */
 static void
 InitRows(void *arg, int64_t item)
 {
 	WsCtx	   *c = arg;
 	int64_t		y1 = (item + 1) * WS_ROWS_PER_ITEM;
+	int64_t		i0 = item * WS_ROWS_PER_ITEM * c->g.width,
+				i1;
 	const uint32_t *m = c->spec->markers;
+	const uint8_t *wall = c->spec->wall;
 
 	if (y1 > c->g.height)
 		y1 = c->g.height;
-	for (int64_t i = item * WS_ROWS_PER_ITEM * c->g.width; i < y1 * c->g.width; i++)
+	i1 = y1 * c->g.width;
+	LevelRange(c, i0, i1);
+	for (int64_t i = i0; i < i1; i++)
 	{
-		c->lv[i] = PbWsLevel(c->spec, i);
+		if (wall && wall[i])
+			c->lv[i] = PB_WS_INF;
 		c->seed[i] = c->lv[i] != PB_WS_INF && m && m[i] != 0;
 		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(m != NULL, c->lv[i]);
 	}
+}
+
+/*
+ * The pointer of non-seed pixel i at (x, y), as WsPointer finds it: inside
+ * the image's outer frame with neighbours at fixed offsets and no wall
+ * test (a wall's key (INF, INF) offers (INF, INF), which never wins).
+ */
+static inline int
+PixelPointer(const WsCtx *c, int64_t i, int64_t x, int64_t y)
+{
+	uint32_t	lvu = c->lv[i];
+	uint64_t	best = WsBase(c->g.markers != NULL, lvu),
+				bestkey = UINT64_MAX;
+	int			p = -1;
+
+	if (x == 0 || y == 0 || x == c->g.width - 1 || y == c->g.height - 1)
+		return WsPointer(&c->g, c->lv, c->key, x, y);
+	for (int j = 0; j < c->g.conn; j++)
+	{
+		uint64_t	kv = c->key[i + c->off[j]],
+					cand = WsCand(kv, lvu);
+
+		if (WsPrefer(cand, kv, best, bestkey))
+		{
+			best = cand;
+			bestkey = kv;
+			p = j;
+		}
+	}
+	return WsKeyD(best) != PB_WS_INF ? p : -1;
 }
 
 /*
@@ -374,7 +450,7 @@ PointerRows(void *arg, int64_t item)
 			int			p = -1;
 
 			if (c->lv[i] != PB_WS_INF && !c->seed[i] && WsKeyD(c->key[i]) != PB_WS_INF)
-				p = WsPointer(&c->g, c->lv, c->key, x, y);
+				p = PixelPointer(c, i, x, y);
 			c->ptr[i] = p < 0 ? WS_NO_POINTER : (uint8_t) p;
 			if (!c->g.markers && c->lv[i] != PB_WS_INF && WsKeyD(c->key[i]) == PB_WS_INF)
 				c->seed[i] = 1;
@@ -631,6 +707,13 @@ PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run)
 	atomic_init(&c.nomem, 0);
 	for (int j = 0; j < 8; j++)
 		c.off[j] = PbNbDy(j) * c.g.width + PbNbDx(j);
+	for (int j = 0; j < c.g.conn; j++)
+		for (int sd = WS_SIDE_ALL; sd <= WS_SIDE_AFTER; sd++)
+			if (sd == WS_SIDE_ALL || (sd == WS_SIDE_BEFORE) == (PbNbBefore(j) != 0))
+			{
+				c.side[sd][c.nside[sd]] = j;
+				c.sideoff[sd][c.nside[sd]++] = c.off[j];
+			}
 	c.lv = malloc(sizeof(uint32_t) * c.g.n);
 	c.key = malloc(sizeof(uint64_t) * c.g.n);
 	c.seed = malloc(c.g.n);

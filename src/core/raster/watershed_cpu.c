@@ -8,7 +8,9 @@
  * nobody writes meanwhile) and writing only its own.  A tile computes the
  * least keys it can reach from what it sees, by Dijkstra's algorithm on
  * the key order (every step strictly increases a key, so a popped key is
- * final for the tile).  A tile whose border keys changed activates its
+ * final for the tile), its queue a radix heap (ws_queue.h) started from
+ * raster scans that leave only a few pixels to queue (TileFirstScan,
+ * TileFrameScan).  A tile whose border keys changed activates its
  * eight neighbours; rounds go on until no tile is active, which is the
  * unique least solution of the definition.
  *

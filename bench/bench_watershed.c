@@ -9,7 +9,7 @@
  *   bench/bench_watershed prep  --width W --height H --heights F --markers F
  *                               [--seed S] [--h H] [--scale K] [--threads N]
  *   bench/bench_watershed ws    --width W --height H --heights F [--markers F]
- *                               [--conn 8] [--threads N] [--budget-mb M]
+ *                               [--conn 8] [--threads N] [--tile T] [--budget-mb M]
  *                               [--cap-s S] [--no-cpu] [--no-gpu] [--sync]
  *                               [--ref F] [--out F]
  *   bench/bench_watershed npp   --width W --height H --heights F [--lib PATH] [--out F]
@@ -25,9 +25,10 @@
  * 8-connected components numbered 1..K in row-major order of their first
  * pixel, and the background (q = 0) as one more marker, K + 1.
  *
- * ws times PbWatershedCpu (--threads) and PbGpuWatershed (block-
- * asynchronous; with --sync, only PbGpuWatershedTestSync's synchronous
- * automaton) on the heights, marker-controlled when --markers is given.
+ * ws times PbWatershedCpu (--threads; --tile sets the side of its tiles,
+ * default the core's) and PbGpuWatershed (block-asynchronous; with --sync,
+ * only PbGpuWatershedTestSync's synchronous automaton) on the heights,
+ * marker-controlled when --markers is given.
  * "<method>_ms" is the whole call from host memory to host memory;
  * "<method>_kernel_ms" and the other GPU statistics are that median run's
  * own.  The reference labels are --ref, else the CPU's; every other result
@@ -96,6 +97,7 @@ typedef struct Args
 	double		scale;
 	int			conn;
 	int			threads;
+	int			tile;
 	size_t		budget;
 	double		cap_ms;
 	int			cpu;
@@ -432,7 +434,7 @@ static int
 WsCpu(void *p, int index, char *err, size_t len)
 {
 	WsCtx	   *c = p;
-	PbRun run = {c->a->threads, 0, NULL, NULL};
+	PbRun run = {c->a->threads, c->a->tile, NULL, NULL};
 	PbStatus st = PbWatershedCpu(&c->spec, c->labels, &run);
 
 	(void) index;
@@ -1072,6 +1074,8 @@ ParseArgs(int argc, char **argv, Args *a)
 				a->scale = atof(v);
 			else if (strcmp(k, "--conn") == 0)
 				a->conn = atoi(v);
+			else if (strcmp(k, "--tile") == 0)
+				a->tile = atoi(v) > 0 ? atoi(v) : 0;
 			else if (strcmp(k, "--threads") == 0)
 				a->threads = atoi(v) > 0 ? atoi(v) : 1;
 			else if (strcmp(k, "--budget-mb") == 0)

@@ -1,7 +1,8 @@
 /*
  * tests_ws.h: the tests of tests/test_watershed.c (the CPU watershed
- * against the reference automaton and hand-worked results) and
- * tests/test_ws_poll.c (its polls), in order.
+ * against the reference automaton and hand-worked results),
+ * tests/test_ws_poll.c (its polls) and tests/test_ws_large.c (whole tiles
+ * with wide plateaus), in order.
  */
 #ifndef PB_TESTS_WS_H
 #define PB_TESTS_WS_H
@@ -15,6 +16,7 @@
 	X(test_ws_stopped) \
 	X(test_ws_badarg) \
 	X(test_ws_nodata_bands) \
-	X(test_ws_minima_poll)
+	X(test_ws_minima_poll) \
+	X(test_ws_large_plateaus)
 
 #endif

@@ -8,7 +8,9 @@
  * nobody writes meanwhile) and writing only its own.  A tile computes the
  * least keys it can reach from what it sees, by Dijkstra's algorithm on
  * the key order (every step strictly increases a key, so a popped key is
- * final for the tile).  A tile whose border keys changed activates its
+ * final for the tile), its queue a radix heap (ws_queue.h) started from
+ * raster scans that leave only a few pixels to queue (TileFirstScan,
+ * TileFrameScan).  A tile whose border keys changed activates its
  * eight neighbours; rounds go on until no tile is active, which is the
  * unique least solution of the definition.
  *
@@ -25,11 +27,20 @@
 
 #include "watershed.h"
 #include "watershed_rules.h"
+#include "ws_queue.h"
 
 #define WS_DEFAULT_TILE 256
 #define WS_ROWS_PER_ITEM 16
 #define WS_NO_POINTER 0xFF
 #define WS_POLL_PIXELS 65536	/* serial phases poll every this many pixels */
+
+/* Which neighbours a scan reads: all, or those before or after in row-major order. */
+typedef enum WsSide
+{
+	WS_SIDE_ALL,
+	WS_SIDE_BEFORE,
+	WS_SIDE_AFTER
+} WsSide;
 
 /* The state every phase shares. */
 typedef struct WsCtx
@@ -42,6 +53,10 @@ typedef struct WsCtx
 	uint8_t    *ptr;			/* neighbour index of the pointer, or WS_NO_POINTER */
 	uint8_t    *done;			/* label final (atomic flags while labelling) */
 	uint32_t   *labels;
+	int64_t		off[8];			/* index offset of neighbour j */
+	int			nside[3];		/* neighbours on each WsSide */
+	int			side[3][8];		/* their indices j */
+	int64_t		sideoff[3][8];	/* and index offsets */
 	/* tiles */
 	int			tile;
 	int64_t		tiles_x,
@@ -53,73 +68,6 @@ typedef struct WsCtx
 	atomic_int	nomem;
 } WsCtx;
 
-/* A binary min-heap of (key, pixel) entries. */
-typedef struct WsHeapItem
-{
-	uint64_t	key;
-	int64_t		pix;
-} WsHeapItem;
-
-typedef struct WsHeap
-{
-	WsHeapItem *a;
-	size_t		n,
-				cap;
-} WsHeap;
-
-/* Push an entry; false when memory ran out. */
-static bool
-HeapPush(WsHeap *h, uint64_t key, int64_t pix)
-{
-	size_t		i;
-
-	if (h->n == h->cap)
-	{
-		size_t		cap = h->cap ? h->cap * 2 : 1024;
-		WsHeapItem *a = realloc(h->a, cap * sizeof(WsHeapItem));
-
-		if (a == NULL)
-			return false;
-		h->a = a;
-		h->cap = cap;
-	}
-	i = h->n++;
-	while (i > 0 && h->a[(i - 1) / 2].key > key)
-	{
-		h->a[i] = h->a[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h->a[i].key = key;
-	h->a[i].pix = pix;
-	return true;
-}
-
-/* Pop the least entry (the heap must not be empty). */
-static WsHeapItem
-HeapPop(WsHeap *h)
-{
-	WsHeapItem	top = h->a[0],
-				last = h->a[--h->n];
-	size_t		i = 0;
-
-	for (;;)
-	{
-		size_t		c = 2 * i + 1;
-
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && h->a[c + 1].key < h->a[c].key)
-			c++;
-		if (h->a[c].key >= last.key)
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	if (h->n > 0)
-		h->a[i] = last;
-	return top;
-}
-
 /* The pixel bounds of tile t. */
 static void
 TileBounds(const WsCtx *c, int64_t t, int64_t *x0, int64_t *y0, int64_t *x1, int64_t *y1)
@@ -130,127 +78,223 @@ TileBounds(const WsCtx *c, int64_t t, int64_t *x0, int64_t *y0, int64_t *x1, int
 	*y1 = *y0 + c->tile < c->g.height ? *y0 + c->tile : c->g.height;
 }
 
-/* Lower the key of pixel (x, y) to what its neighbours offer now; did it drop? */
-static bool
-TileScanPixel(WsCtx *c, int64_t x, int64_t y)
+/*
+ * The least of pixel i's key and what its neighbours on side s offer it
+ * now (i at (x, y), neither a wall nor a seed).  Inside the image's outer
+ * frame the neighbours are at fixed offsets, without bounds checks and
+ * without a wall test: a wall's key stays (INF, INF), which offers
+ * nothing.
+ */
+static inline uint64_t
+OfferedKey(const WsCtx *c, int64_t i, int64_t x, int64_t y, WsSide s)
+{
+	uint32_t	lvu = c->lv[i];
+	uint64_t	k = c->key[i];
+
+	if (x > 0 && y > 0 && x < c->g.width - 1 && y < c->g.height - 1)
+	{
+		for (int n = 0; n < c->nside[s]; n++)
+		{
+			uint64_t	cand = WsCand(c->key[i + c->sideoff[s][n]], lvu);
+
+			k = cand < k ? cand : k;
+		}
+		return k;
+	}
+	for (int n = 0; n < c->nside[s]; n++)
+	{
+		int64_t		v = WsNeighbour(&c->g, c->lv, x, y, c->side[s][n]);
+
+		if (v >= 0 && WsCand(c->key[v], lvu) < k)
+			k = WsCand(c->key[v], lvu);
+	}
+	return k;
+}
+
+/* One run of a tile: its bounds, its queue, and what happened. */
+typedef struct TileJob
+{
+	int64_t		x0,
+				y0,
+				x1,
+				y1;
+	WsQueue		q;
+	bool		ok;				/* no allocation failed */
+	bool		border;			/* a key on the tile's frame dropped */
+} TileJob;
+
+/* Whether (x, y) lies on the frame of the job's tile. */
+static inline bool
+OnFrame(const TileJob *job, int64_t x, int64_t y)
+{
+	return x == job->x0 || y == job->y0 || x == job->x1 - 1 || y == job->y1 - 1;
+}
+
+/*
+ * Lower pixel (x, y) of the tile to what its neighbours on side s offer
+ * now; whether it dropped.  Notes a drop on the tile's frame.
+ */
+static inline bool
+TileLower(WsCtx *c, TileJob *job, int64_t x, int64_t y, WsSide s)
 {
 	int64_t		i = y * c->g.width + x;
 	uint64_t	k;
 
 	if (c->lv[i] == PB_WS_INF || c->seed[i])
 		return false;
-	k = c->key[i];
-	for (int j = 0; j < c->g.conn; j++)
-	{
-		int64_t		v = WsNeighbour(&c->g, c->lv, x, y, j);
-
-		if (v >= 0 && WsCand(c->key[v], c->lv[i]) < k)
-			k = WsCand(c->key[v], c->lv[i]);
-	}
+	k = OfferedKey(c, i, x, y, s);
 	if (k == c->key[i])
 		return false;
 	c->key[i] = k;
+	job->border |= OnFrame(job, x, y);
 	return true;
 }
 
-/*
- * Whether pixel (x, y) can still lower the key of a neighbour inside the
- * tile [x0, x1) x [y0, y1): only such pixels need to enter the heap.
- */
-static bool
-TileCanImprove(const WsCtx *c, int64_t x, int64_t y, int64_t x0, int64_t y0,
-			   int64_t x1, int64_t y1)
+/* Queue pixel (x, y), whose key may lower a neighbour's. */
+static inline void
+TilePush(WsCtx *c, TileJob *job, int64_t x, int64_t y)
 {
 	int64_t		i = y * c->g.width + x;
 
-	if (c->lv[i] == PB_WS_INF)
-		return false;
-	for (int j = 0; j < c->g.conn; j++)
+	if (job->ok)
+		job->ok = WsQueuePush(&job->q, c->key[i], (uint32_t) i);
+}
+
+/*
+ * Whether pixel (x, y), lowered on the backward pass, can lower one of its
+ * tile neighbours that pass has already been through (those after it in
+ * row-major order): they have not seen its new key.
+ */
+static inline bool
+TileOffersBack(const WsCtx *c, const TileJob *job, int64_t x, int64_t y)
+{
+	int64_t		i = y * c->g.width + x;
+
+	for (int n = 0; n < c->nside[WS_SIDE_AFTER]; n++)
 	{
+		int			j = c->side[WS_SIDE_AFTER][n];
 		int64_t		nx = x + PbNbDx(j),
 					ny = y + PbNbDy(j),
-					v = ny * c->g.width + nx;
+					v = i + c->off[j];
 
-		if (nx >= x0 && ny >= y0 && nx < x1 && ny < y1 && c->lv[v] != PB_WS_INF &&
-			!c->seed[v] && WsCand(c->key[i], c->lv[v]) < c->key[v])
+		if (nx < job->x0 || ny < job->y0 || nx >= job->x1 || ny >= job->y1)
+			continue;
+		if (c->lv[v] != PB_WS_INF && !c->seed[v] && WsCand(c->key[i], c->lv[v]) < c->key[v])
 			return true;
 	}
 	return false;
 }
 
-/* Whether (x, y) is scanned on this run of a tile (all, or the frame). */
-static inline bool
-TileScanned(bool full, int64_t x, int64_t y, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
+/*
+ * The first run of a tile: a forward raster pass lowers every pixel to
+ * what its neighbours before it offer, a backward pass to what those
+ * after it offer (most keys come out final, as in Vincent's hybrid
+ * reconstruction).  A pixel has then seen the final offer of every
+ * neighbour, except where that neighbour came before it and dropped on the
+ * backward pass, after it; those neighbours are queued.
+ */
+static void
+TileFirstScan(WsCtx *c, TileJob *job)
 {
-	return full || y == y0 || y == y1 - 1 || x == x0 || x == x1 - 1;
+	for (int64_t y = job->y0; y < job->y1; y++)
+		for (int64_t x = job->x0; x < job->x1; x++)
+			TileLower(c, job, x, y, WS_SIDE_BEFORE);
+	for (int64_t y = job->y1 - 1; y >= job->y0; y--)
+		for (int64_t x = job->x1 - 1; x >= job->x0; x--)
+			if (TileLower(c, job, x, y, WS_SIDE_AFTER) && TileOffersBack(c, job, x, y))
+				TilePush(c, job, x, y);
 }
 
 /*
- * Run tile t to its least keys given its neighbours' current keys: a scan
- * (of every pixel the first time, then of its border pixels: only what
- * lies outside can have changed), then Dijkstra inside the tile from the
- * pixels that can still improve a neighbour.  Notes whether a border
- * pixel changed.
+ * A later run of a tile: only keys outside it can have changed, so only
+ * its frame pixels can drop on a scan; those that do are queued.
+ */
+static void
+TileFrameScan(WsCtx *c, TileJob *job)
+{
+	for (int64_t x = job->x0; x < job->x1; x++)
+	{
+		if (TileLower(c, job, x, job->y0, WS_SIDE_ALL))
+			TilePush(c, job, x, job->y0);
+		if (job->y1 - 1 > job->y0 && TileLower(c, job, x, job->y1 - 1, WS_SIDE_ALL))
+			TilePush(c, job, x, job->y1 - 1);
+	}
+	for (int64_t y = job->y0 + 1; y < job->y1 - 1; y++)
+	{
+		if (TileLower(c, job, job->x0, y, WS_SIDE_ALL))
+			TilePush(c, job, job->x0, y);
+		if (job->x1 - 1 > job->x0 && TileLower(c, job, job->x1 - 1, y, WS_SIDE_ALL))
+			TilePush(c, job, job->x1 - 1, y);
+	}
+}
+
+/*
+ * Offer the popped key k of pixel i (at (x, y)) to its neighbours inside
+ * the tile, queueing those it lowers.  Away from the tile's frame every
+ * neighbour is inside it, at a fixed offset.
+ */
+static inline void
+TileRelax(WsCtx *c, TileJob *job, uint64_t k, int64_t i, int64_t x, int64_t y)
+{
+	bool		inner = x > job->x0 && y > job->y0 && x < job->x1 - 1 && y < job->y1 - 1;
+
+	for (int j = 0; j < c->g.conn && job->ok; j++)
+	{
+		int64_t		nx = x + PbNbDx(j),
+					ny = y + PbNbDy(j),
+					v = i + c->off[j];
+		uint64_t	kv;
+
+		if (!inner && (nx < job->x0 || ny < job->y0 || nx >= job->x1 || ny >= job->y1))
+			continue;
+		if (c->lv[v] == PB_WS_INF || c->seed[v])
+			continue;
+		kv = WsCand(k, c->lv[v]);
+		if (kv < c->key[v])
+		{
+			c->key[v] = kv;
+			job->border |= OnFrame(job, nx, ny);
+			job->ok = WsQueuePush(&job->q, kv, (uint32_t) v);
+		}
+	}
+}
+
+/*
+ * Run tile t to its least keys given its neighbours' current keys, by
+ * Dijkstra's algorithm: a scan (TileFirstScan, TileFrameScan) lowers keys
+ * and queues every pixel whose key may still lower a neighbour's, then the
+ * queue pops keys in order, each final, offering them to the tile's
+ * pixels.  Notes whether a frame pixel changed.
  */
 static void
 TileRun(void *arg, int64_t item)
 {
 	WsCtx	   *c = arg;
 	int64_t		t = c->list[item];
-	int64_t		x0,
-				y0,
-				x1,
-				y1;
-	WsHeap		h = {0};
-	bool		ok = true,
-				border = false,
-				full = !c->visited[t];
+	TileJob		job;
 
-	TileBounds(c, t, &x0, &y0, &x1, &y1);
-	for (int64_t y = y0; y < y1; y++)
-		for (int64_t x = x0; x < x1; x++)
-			if (TileScanned(full, x, y, x0, y0, x1, y1) && TileScanPixel(c, x, y) &&
-				TileScanned(false, x, y, x0, y0, x1, y1))
-				border = true;
-	for (int64_t y = y0; y < y1 && ok; y++)
-		for (int64_t x = x0; x < x1 && ok; x++)
-			if (TileScanned(full, x, y, x0, y0, x1, y1) &&
-				TileCanImprove(c, x, y, x0, y0, x1, y1))
-				ok = HeapPush(&h, c->key[y * c->g.width + x], y * c->g.width + x);
-	while (ok && h.n > 0)
+	TileBounds(c, t, &job.x0, &job.y0, &job.x1, &job.y1);
+	WsQueueInit(&job.q);
+	job.ok = true;
+	job.border = false;
+	if (!c->visited[t])
+		TileFirstScan(c, &job);
+	else
+		TileFrameScan(c, &job);
+	while (job.ok && job.q.n > 0)
 	{
-		WsHeapItem	it = HeapPop(&h);
-		int64_t		x = it.pix % c->g.width,
-					y = it.pix / c->g.width;
+		WsQueueItem it;
 
-		if (it.key != c->key[it.pix])
-			continue;			/* superseded */
-		for (int j = 0; j < c->g.conn && ok; j++)
-		{
-			int64_t		nx = x + PbNbDx(j),
-						ny = y + PbNbDy(j),
-						v;
-			uint64_t	k;
-
-			if (nx < x0 || ny < y0 || nx >= x1 || ny >= y1)
-				continue;
-			v = ny * c->g.width + nx;
-			if (c->lv[v] == PB_WS_INF || c->seed[v])
-				continue;
-			k = WsCand(it.key, c->lv[v]);
-			if (k < c->key[v])
-			{
-				c->key[v] = k;
-				border |= nx == x0 || ny == y0 || nx == x1 - 1 || ny == y1 - 1;
-				ok = HeapPush(&h, k, v);
-			}
-		}
+		if (!WsQueuePop(&job.q, &it))
+			job.ok = false;
+		else if (it.key == c->key[it.pix])	/* else superseded */
+			TileRelax(c, &job, it.key, it.pix, it.pix % c->g.width, it.pix / c->g.width);
 	}
-	free(h.a);
-	if (!ok)
+	WsQueueFree(&job.q);
+	if (!job.ok)
 		atomic_store(&c->nomem, 1);
 	c->visited[t] = 1;
-	c->border_changed[t] = border;
+	c->border_changed[t] = job.border;
 }
 
 /* Activate the (up to eight) tiles around tile t. */
@@ -309,22 +353,84 @@ KeyRounds(WsCtx *c, const PbRun *run)
 	return PB_OK;
 }
 
-/* Levels, seeds and initial keys of a band of rows. */
+/*
+ * Levels of pixels [i0, i1) (PbWsLevel's, walls not yet applied): one loop
+ * per pixel type, so that the type is not asked per pixel.
+ */
+static void
+LevelRange(WsCtx *c, int64_t i0, int64_t i1)
+{
+	const void *d = c->spec->image.data;
+
+	switch (c->spec->image.type)
+	{
+		case PB_PIX_16BUI:
+			for (int64_t i = i0; i < i1; i++)
+				c->lv[i] = ((const uint16_t *) d)[i];
+			break;
+		case PB_PIX_32BF:
+			for (int64_t i = i0; i < i1; i++)
+				c->lv[i] = PbWsFloatLevel(((const float *) d)[i]);
+			break;
+		default:
+			for (int64_t i = i0; i < i1; i++)
+				c->lv[i] = ((const uint8_t *) d)[i];
+			break;
+	}
+}
+
+/* Levels (PbWsLevel), seeds and initial keys of a band of rows. */
 static void
 InitRows(void *arg, int64_t item)
 {
 	WsCtx	   *c = arg;
 	int64_t		y1 = (item + 1) * WS_ROWS_PER_ITEM;
+	int64_t		i0 = item * WS_ROWS_PER_ITEM * c->g.width,
+				i1;
 	const uint32_t *m = c->spec->markers;
+	const uint8_t *wall = c->spec->wall;
 
 	if (y1 > c->g.height)
 		y1 = c->g.height;
-	for (int64_t i = item * WS_ROWS_PER_ITEM * c->g.width; i < y1 * c->g.width; i++)
+	i1 = y1 * c->g.width;
+	LevelRange(c, i0, i1);
+	for (int64_t i = i0; i < i1; i++)
 	{
-		c->lv[i] = PbWsLevel(c->spec, i);
+		if (wall && wall[i])
+			c->lv[i] = PB_WS_INF;
 		c->seed[i] = c->lv[i] != PB_WS_INF && m && m[i] != 0;
 		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(m != NULL, c->lv[i]);
 	}
+}
+
+/*
+ * The pointer of non-seed pixel i at (x, y), as WsPointer finds it: inside
+ * the image's outer frame with neighbours at fixed offsets and no wall
+ * test (a wall's key (INF, INF) offers (INF, INF), which never wins).
+ */
+static inline int
+PixelPointer(const WsCtx *c, int64_t i, int64_t x, int64_t y)
+{
+	uint32_t	lvu = c->lv[i];
+	uint64_t	best = WsBase(c->g.markers != NULL, lvu),
+				bestkey = UINT64_MAX;
+	int			p = -1;
+
+	if (x == 0 || y == 0 || x == c->g.width - 1 || y == c->g.height - 1)
+		return WsPointer(&c->g, c->lv, c->key, x, y);
+	for (int j = 0; j < c->g.conn; j++)
+	{
+		uint64_t	kv = c->key[i + c->off[j]],
+					cand = WsCand(kv, lvu);
+
+		if (WsPrefer(cand, kv, best, bestkey))
+		{
+			best = cand;
+			bestkey = kv;
+			p = j;
+		}
+	}
+	return WsKeyD(best) != PB_WS_INF ? p : -1;
 }
 
 /*
@@ -346,7 +452,7 @@ PointerRows(void *arg, int64_t item)
 			int			p = -1;
 
 			if (c->lv[i] != PB_WS_INF && !c->seed[i] && WsKeyD(c->key[i]) != PB_WS_INF)
-				p = WsPointer(&c->g, c->lv, c->key, x, y);
+				p = PixelPointer(c, i, x, y);
 			c->ptr[i] = p < 0 ? WS_NO_POINTER : (uint8_t) p;
 			if (!c->g.markers && c->lv[i] != PB_WS_INF && WsKeyD(c->key[i]) == PB_WS_INF)
 				c->seed[i] = 1;
@@ -601,6 +707,15 @@ PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run)
 	c.tiles_y = (c.g.height + c.tile - 1) / c.tile;
 	ntiles = c.tiles_x * c.tiles_y;
 	atomic_init(&c.nomem, 0);
+	for (int j = 0; j < 8; j++)
+		c.off[j] = PbNbDy(j) * c.g.width + PbNbDx(j);
+	for (int j = 0; j < c.g.conn; j++)
+		for (int sd = WS_SIDE_ALL; sd <= WS_SIDE_AFTER; sd++)
+			if (sd == WS_SIDE_ALL || (sd == WS_SIDE_BEFORE) == (PbNbBefore(j) != 0))
+			{
+				c.side[sd][c.nside[sd]] = j;
+				c.sideoff[sd][c.nside[sd]++] = c.off[j];
+			}
 	c.lv = malloc(sizeof(uint32_t) * c.g.n);
 	c.key = malloc(sizeof(uint64_t) * c.g.n);
 	c.seed = malloc(c.g.n);

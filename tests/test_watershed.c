@@ -188,25 +188,10 @@ RandomImage(Rng *r, int w, int h, PbPixType type, int levels)
 static void
 CompareWithRef(const PbWatershedSpec *s)
 {
-	int64_t		n = (int64_t) s->image.width * s->image.height;
-	uint32_t   *ref = WsMalloc(n * 4),
-			   *got = WsMalloc(n * 4);
 	static const int tiles[] = {1, 2, 3, 5, 8, 0};
 	static const int threads[] = {1, 3, 2, 4, 1, 2};
 
-	CHECK_INT(PbWatershedRef(s, ref), PB_OK);
-	for (int t = 0; t < 6; t++)
-	{
-		int64_t		bad = 0;
-
-		CHECK_INT(RunCpu(s, got, threads[t], tiles[t]), PB_OK);
-		for (int64_t i = 0; i < n; i++)
-			if (got[i] != ref[i] && bad++ == 0)
-				pb_check_fail(__FILE__, __LINE__, "tile %d threads %d: pixel %lld is %u, ref %u",
-							  tiles[t], threads[t], (long long) i, got[i], ref[i]);
-	}
-	free(ref);
-	free(got);
+	WsCheckCpuAgainstRef(s, tiles, threads, 6);
 }
 
 /* Random images of every type, connectivity, with and without markers, walls, lines. */

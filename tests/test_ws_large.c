@@ -82,26 +82,10 @@ BumpImage(Rng *r, int w, int h, PbPixType type, int levels)
 static void
 LargeCompare(const PbWatershedSpec *s)
 {
-	int64_t		n = (int64_t) s->image.width * s->image.height;
-	uint32_t   *ref = LargeAlloc(n * 4),
-			   *got = LargeAlloc(n * 4);
 	static const int tiles[] = {0, 64, 29};
 	static const int threads[] = {2, 3, 1};
 
-	CHECK_INT(PbWatershedRef(s, ref), PB_OK);
-	for (int t = 0; t < 3; t++)
-	{
-		PbRun		run = {threads[t], tiles[t], NULL, NULL};
-		int64_t		bad = 0;
-
-		CHECK_INT(PbWatershedCpu(s, got, &run), PB_OK);
-		for (int64_t i = 0; i < n; i++)
-			if (got[i] != ref[i] && bad++ == 0)
-				pb_check_fail(__FILE__, __LINE__, "tile %d threads %d: pixel %lld is %u, ref %u",
-							  tiles[t], threads[t], (long long) i, got[i], ref[i]);
-	}
-	free(ref);
-	free(got);
+	WsCheckCpuAgainstRef(s, tiles, threads, 3);
 }
 
 /*

@@ -11,6 +11,7 @@
 
 #include "../src/core/raster/pb_raster.h"
 #include "../src/core/raster/watershed_rules.h"
+#include "harness.h"
 #include "watershed_ref.h"
 
 /*
@@ -140,4 +141,30 @@ done:
 	free(nkey);
 	free(seed);
 	return st;
+}
+
+/* Check the CPU version on each tile side and thread count (watershed_ref.h). */
+void
+WsCheckCpuAgainstRef(const PbWatershedSpec *s, const int *tiles, const int *threads, int runs)
+{
+	int64_t		n = (int64_t) s->image.width * s->image.height;
+	uint32_t   *ref = calloc(n ? n : 1, 4),
+			   *got = calloc(n ? n : 1, 4);
+
+	if (ref == NULL || got == NULL)
+		abort();
+	CHECK_INT(PbWatershedRef(s, ref), PB_OK);
+	for (int t = 0; t < runs; t++)
+	{
+		PbRun		run = {threads[t], tiles[t], NULL, NULL};
+		int64_t		bad = 0;
+
+		CHECK_INT(PbWatershedCpu(s, got, &run), PB_OK);
+		for (int64_t i = 0; i < n; i++)
+			if (got[i] != ref[i] && bad++ == 0)
+				pb_check_fail(__FILE__, __LINE__, "tile %d threads %d: pixel %lld is %u, ref %u",
+							  tiles[t], threads[t], (long long) i, got[i], ref[i]);
+	}
+	free(ref);
+	free(got);
 }

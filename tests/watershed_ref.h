@@ -16,4 +16,12 @@
  */
 extern PbStatus PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels);
 
+/*
+ * Check PbWatershedCpu against PbWatershedRef on spec, once per (tile
+ * side, threads) of the lists (runs entries each): a failed check names
+ * the run and the first pixel that differs.
+ */
+extern void WsCheckCpuAgainstRef(const PbWatershedSpec *spec, const int *tiles,
+								 const int *threads, int runs);
+
 #endif							/* PB_WATERSHED_REF_H */

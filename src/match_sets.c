@@ -71,7 +71,7 @@ PbMatchSetPair(SetsState *s, PbMatchSets *ms, double threshold, PbMatchStats *st
 {
 	const uint8 *in_a;
 	uint32	   *index;
-	PbMatchInput in;
+	PbMatchInput *in = &ms->in;
 	PbAllocator mem;
 	PbError		err;
 	PbStatus	rc;
@@ -101,19 +101,19 @@ PbMatchSetPair(SetsState *s, PbMatchSets *ms, double threshold, PbMatchStats *st
 	}
 	pfree(index);
 
-	memset(&in, 0, sizeof(in));
-	in.n_true = ms->n[0];
-	in.n_pred = ms->n[1];
-	in.area_true = ms->area[0];
-	in.area_pred = ms->area[1];
-	in.pairs = ms->pairs;
-	in.npairs = ms->npairs;
-	in.threshold = threshold;
-	in.order = ms->ids ? IdOrder : ShapeOrder;
-	in.order_ctx = ms;
-	in.poll = PbInterruptArrived;
+	memset(in, 0, sizeof(*in));
+	in->n_true = ms->n[0];
+	in->n_pred = ms->n[1];
+	in->area_true = ms->area[0];
+	in->area_pred = ms->area[1];
+	in->pairs = ms->pairs;
+	in->npairs = ms->npairs;
+	in->threshold = threshold;
+	in->order = ms->ids ? IdOrder : ShapeOrder;
+	in->order_ctx = ms;
+	in->poll = PbInterruptArrived;
 	PbPgAllocatorInit(&mem, CurrentMemoryContext);
-	rc = PbMatch(&in, &mem, st, objs, &err);
+	rc = PbMatch(in, &mem, st, objs, &err);
 	if (rc == PB_ERR_STOPPED)
 	{
 		CHECK_FOR_INTERRUPTS();

@@ -22,6 +22,7 @@ typedef struct PbMatchSets
 	PbMatchPair *pairs;
 	size_t		npairs,
 				cap;
+	PbMatchInput in;			/* what PbMatch was given (PbMatchSetPair) */
 } PbMatchSets;
 
 /* The IoU threshold argument, checked: in [0, 1]. */

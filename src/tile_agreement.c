@@ -158,7 +158,6 @@ pb_tile_agreement(PG_FUNCTION_ARGS)
 	PbMatchSets ms;
 	PbMatchStats st;
 	PbMatchObjects o;
-	PbMatchInput in;
 	PbAllocator mem;
 	PbTileRows rows;
 	PbError		err;
@@ -177,17 +176,8 @@ pb_tile_agreement(PG_FUNCTION_ARGS)
 	srid = ms.batch->nshapes > 0 ? ms.batch->shapes[0].srid : 0;
 	keys[0] = SetKeys(&ms, 0, size);
 	keys[1] = SetKeys(&ms, 1, size);
-	memset(&in, 0, sizeof(in));
-	in.n_true = ms.n[0];
-	in.n_pred = ms.n[1];
-	in.area_true = ms.area[0];
-	in.area_pred = ms.area[1];
-	in.pairs = ms.pairs;
-	in.npairs = ms.npairs;
-	in.threshold = threshold;
-	in.poll = PbInterruptArrived;
 	PbPgAllocatorInit(&mem, cxt);
-	rc = PbMatchTiles(&in, &o, keys[0], keys[1], &mem, &rows, &err);
+	rc = PbMatchTiles(&ms.in, &o, keys[0], keys[1], &mem, &rows, &err);
 	if (rc == PB_ERR_STOPPED)
 		CHECK_FOR_INTERRUPTS();
 	if (rc != PB_OK)

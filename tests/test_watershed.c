@@ -17,17 +17,6 @@
 #include "tests.h"
 #include "watershed_ref.h"
 
-/* malloc that aborts the test program on failure. */
-static void *
-WsMalloc(size_t n)
-{
-	void	   *p = calloc(n ? n : 1, 1);
-
-	if (p == NULL)
-		abort();
-	return p;
-}
-
 /* A spec over caller-owned pixels. */
 static PbWatershedSpec
 Spec(int w, int h, PbPixType type, void *data, const uint8_t *wall,
@@ -60,8 +49,8 @@ static void
 CheckKnown(const PbWatershedSpec *s, const uint32_t *expect)
 {
 	int64_t		n = (int64_t) s->image.width * s->image.height;
-	uint32_t   *a = WsMalloc(n * 4),
-			   *b = WsMalloc(n * 4);
+	uint32_t   *a = WsTestAlloc(n * 4),
+			   *b = WsTestAlloc(n * 4);
 
 	CHECK_INT(PbWatershedRef(s, a), PB_OK);
 	CHECK_INT(RunCpu(s, b, 2, 2), PB_OK);
@@ -155,7 +144,7 @@ static void *
 RandomImage(Rng *r, int w, int h, PbPixType type, int levels)
 {
 	int64_t		n = (int64_t) w * h;
-	void	   *d = WsMalloc(n * 4);
+	void	   *d = WsTestAlloc(n * 4);
 
 	for (int64_t i = 0; i < n; i++)
 	{
@@ -214,13 +203,13 @@ test_ws_cpu_matches_ref_random(void)
 
 		if (iter % 3 == 1)
 		{
-			wall = WsMalloc((size_t) w * h);
+			wall = WsTestAlloc((size_t) w * h);
 			for (int i = 0; i < w * h; i++)
 				wall[i] = RngNext(&r) % 6 == 0;
 		}
 		if (iter % 2 == 1)
 		{
-			markers = WsMalloc((size_t) w * h * 4);
+			markers = WsTestAlloc((size_t) w * h * 4);
 			for (int i = 0; i < w * h; i++)
 				markers[i] = RngNext(&r) % 9 == 0 ? 1 + (uint32_t) (RngNext(&r) % 4) : 0;
 		}
@@ -247,9 +236,9 @@ test_ws_serpentine(void)
 	int			w = 41,
 				h = 37,
 				step = 0;
-	uint16_t   *img = WsMalloc((size_t) w * h * 2);
-	uint8_t    *wall = WsMalloc((size_t) w * h);
-	uint32_t   *markers = WsMalloc((size_t) w * h * 4);
+	uint16_t   *img = WsTestAlloc((size_t) w * h * 2);
+	uint8_t    *wall = WsTestAlloc((size_t) w * h);
+	uint32_t   *markers = WsTestAlloc((size_t) w * h * 4);
 
 	memset(wall, 1, (size_t) w * h);
 	for (int y = 0; y < h; y += 2)
@@ -275,7 +264,7 @@ test_ws_serpentine(void)
 			for (int conn = 4; conn <= 8; conn += 4)
 			{
 				PbWatershedSpec s = Spec(w, h, PB_PIX_16BUI, img, wall, m ? markers : NULL, conn, m);
-				uint32_t   *labels = WsMalloc((size_t) w * h * 4);
+				uint32_t   *labels = WsTestAlloc((size_t) w * h * 4);
 
 				pb_test_context("serpentine flat %d markers %d conn %d", flat, m, conn);
 				CompareWithRef(&s);
@@ -351,11 +340,11 @@ test_ws_basins_are_minima(void)
 		PbPixType	type = iter % 2 ? PB_PIX_8BUI : PB_PIX_32BF;
 		void	   *img = RandomImage(&r, w, h, type, 3 + iter % 7);
 		PbWatershedSpec s = Spec(w, h, type, img, NULL, NULL, iter % 3 ? 8 : 4, false);
-		uint32_t   *lv = WsMalloc(n * 4),
-				   *labels = WsMalloc(n * 4);
-		int32_t    *comp = WsMalloc(n * 4);
-		int64_t    *stack = WsMalloc(n * 8);
-		uint32_t   *minlab = WsMalloc((n + 1) * 4);	/* per component: its label, if a minimum */
+		uint32_t   *lv = WsTestAlloc(n * 4),
+				   *labels = WsTestAlloc(n * 4);
+		int32_t    *comp = WsTestAlloc(n * 4);
+		int64_t    *stack = WsTestAlloc(n * 8);
+		uint32_t   *minlab = WsTestAlloc((n + 1) * 4);	/* per component: its label, if a minimum */
 		int32_t		ncomp = 0;
 		uint32_t	minima = 0,
 					maxlab = 0;
@@ -410,7 +399,7 @@ test_ws_stopped(void)
 				calls = 0;
 	Rng			r = {5};
 	void	   *img = RandomImage(&r, w, h, PB_PIX_8BUI, 50);
-	uint32_t   *labels = WsMalloc((size_t) w * h * 4);
+	uint32_t   *labels = WsTestAlloc((size_t) w * h * 4);
 	PbWatershedSpec s = Spec(w, h, PB_PIX_8BUI, img, NULL, NULL, 8, false);
 	PbRun run = {2, 16, StopAtOnce, &calls};
 

@@ -16,17 +16,6 @@
 #include "tests.h"
 #include "watershed_ref.h"
 
-/* calloc that aborts the test program on failure. */
-static void *
-LargeAlloc(size_t n)
-{
-	void	   *p = calloc(n ? n : 1, 1);
-
-	if (p == NULL)
-		abort();
-	return p;
-}
-
 /*
  * Heights of a w x h image: a few bumps (levels of their distance to the
  * bump's centre, quantized to `levels` steps) over a flat background,
@@ -38,10 +27,10 @@ static void *
 BumpImage(Rng *r, int w, int h, PbPixType type, int levels)
 {
 	int			bumps = 3 + (int) RngRange(r, 0, 12);
-	int		   *bx = LargeAlloc(sizeof(int) * bumps),
-			   *by = LargeAlloc(sizeof(int) * bumps),
-			   *br = LargeAlloc(sizeof(int) * bumps);
-	void	   *d = LargeAlloc((size_t) w * h * 4);
+	int		   *bx = WsTestAlloc(sizeof(int) * bumps),
+			   *by = WsTestAlloc(sizeof(int) * bumps),
+			   *br = WsTestAlloc(sizeof(int) * bumps);
+	void	   *d = WsTestAlloc((size_t) w * h * 4);
 
 	for (int b = 0; b < bumps; b++)
 	{
@@ -111,13 +100,13 @@ test_ws_large_plateaus(void)
 
 		if (iter % 4 >= 2)
 		{
-			wall = LargeAlloc((size_t) w * h);
+			wall = WsTestAlloc((size_t) w * h);
 			for (int i = 0; i < w * h; i++)
 				wall[i] = RngRange(&r, 0, 40) == 0 || (i % w == w / 2 && i / w % 50 < 40);
 		}
 		if (iter % 8 >= 4)
 		{
-			markers = LargeAlloc((size_t) w * h * 4);
+			markers = WsTestAlloc((size_t) w * h * 4);
 			for (int i = 0; i < w * h; i++)
 				if (RngRange(&r, 0, 2000) == 0)
 					markers[i] = 1 + (uint32_t) RngRange(&r, 0, 20);

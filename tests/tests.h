@@ -164,6 +164,8 @@
 	X(test_match_order_independent) \
 	X(test_match_big_component) \
 	X(test_match_shape_order) \
+	/* test_oom.c */ \
+	X(test_oom_recoverable) \
 	/* test_raster_par.c */ \
 	X(test_raster_par_read_write) \
 	X(test_raster_par_markers_walls) \

@@ -143,16 +143,25 @@ done:
 	return st;
 }
 
+/* calloc that aborts the test program on failure. */
+void *
+WsTestAlloc(size_t n)
+{
+	void	   *p = calloc(n ? n : 1, 1);
+
+	if (p == NULL)
+		abort();
+	return p;
+}
+
 /* Check the CPU version on each tile side and thread count (watershed_ref.h). */
 void
 WsCheckCpuAgainstRef(const PbWatershedSpec *s, const int *tiles, const int *threads, int runs)
 {
 	int64_t		n = (int64_t) s->image.width * s->image.height;
-	uint32_t   *ref = calloc(n ? n : 1, 4),
-			   *got = calloc(n ? n : 1, 4);
+	uint32_t   *ref = WsTestAlloc(n * 4),
+			   *got = WsTestAlloc(n * 4);
 
-	if (ref == NULL || got == NULL)
-		abort();
 	CHECK_INT(PbWatershedRef(s, ref), PB_OK);
 	for (int t = 0; t < runs; t++)
 	{

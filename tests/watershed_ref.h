@@ -16,6 +16,9 @@
  */
 extern PbStatus PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels);
 
+/* calloc that aborts the test program on failure. */
+extern void *WsTestAlloc(size_t n);
+
 /*
  * Check PbWatershedCpu against PbWatershedRef on spec, once per (tile
  * side, threads) of the lists (runs entries each): a failed check names

@@ -17,6 +17,7 @@
 #define PB_BASE_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -105,6 +106,12 @@ extern __thread jmp_buf *pb_oom_recover;
 
 /* malloc failed: jump to this thread's recovery point, or abort. */
 extern void PbOutOfMemory(void) __attribute__((noreturn));
+
+/*
+ * Run body(arg) under a recovery point of its own (the previous one
+ * restored after): true when it returned, false when it ran out of memory.
+ */
+extern bool PbRunRecoverable(void (*body) (void *arg), void *arg);
 
 #ifdef __cplusplus
 }

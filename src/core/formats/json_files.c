@@ -4,7 +4,6 @@
  * gives each file, with one thread of its own (the files are the
  * parallelism).
  */
-#include <setjmp.h>
 #include <string.h>
 
 #include "../geom/batch.h"
@@ -51,32 +50,41 @@ ReadRecords(PbFileParse *fp, PbJsonReader *rd, int fd, PbJsonLayout want,
 	}
 }
 
-/*
- * Read a JSON file of the given layout, noting running out of memory.  The
- * reader is reached through its address only, so its fields are current
- * when the recovery point is jumped to.
- */
+/* One JSON file's reading, for PbRunRecoverable. */
+typedef struct JsonRead
+{
+	PbFileParse *fp;
+	PbJsonReader rd;
+	int			fd;
+	PbJsonLayout want;
+	const PbRun *run;
+} JsonRead;
+
+/* Read the file's records into its batch. */
+static void
+ReadJsonBody(void *arg)
+{
+	JsonRead   *jr = arg;
+
+	ReadRecords(jr->fp, &jr->rd, jr->fd, jr->want, jr->run);
+	if (jr->fp->status == PB_ERR_NOMEM)
+		jr->fp->out_of_memory = 1;
+}
+
+/* Read a JSON file of the given layout, noting running out of memory. */
 static void
 ReadJson(PbFileParse *fp, int fd, PbJsonLayout want, const PbRun *run)
 {
-	jmp_buf		recover;
-	jmp_buf    *outer = pb_oom_recover;
-	PbJsonReader rd;
+	JsonRead	jr;
 
-	memset(&rd, 0, sizeof(rd));
-	if (setjmp(recover) != 0)
-	{
-		pb_oom_recover = outer;
-		PbJsonReaderEnd(&rd);
+	memset(&jr, 0, sizeof(jr));
+	jr.fp = fp;
+	jr.fd = fd;
+	jr.want = want;
+	jr.run = run;
+	if (!PbRunRecoverable(ReadJsonBody, &jr))
 		fp->out_of_memory = 1;
-		return;
-	}
-	pb_oom_recover = &recover;
-	ReadRecords(fp, &rd, fd, want, run);
-	if (fp->status == PB_ERR_NOMEM)
-		fp->out_of_memory = 1;
-	PbJsonReaderEnd(&rd);
-	pb_oom_recover = outer;
+	PbJsonReaderEnd(&jr.rd);
 }
 
 /* A GeoJSON file. */

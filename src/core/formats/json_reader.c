@@ -2,7 +2,6 @@
  * json_reader.c: the records of a JSON file parsed block by block on
  * threads (see json_reader.h).
  */
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,36 +142,42 @@ ParseRecord(PbJsonReader *r, PbJsonItem *it, PbJsonRecord *rec,
 	json_object_put(obj);
 }
 
-/*
- * Parallel loop body: parse record i with a tokener of its own, noting
- * running out of memory (its record then is freed by the next block).
- */
-static void
-ParseItem(void *arg, int64_t i)
+/* One record's parse, for PbRunRecoverable. */
+typedef struct ItemParse
 {
-	PbJsonReader *r = arg;
-	PbJsonItem *it = &r->items[i];
-	jmp_buf		recover;
-	jmp_buf    *outer = pb_oom_recover;
+	PbJsonReader *r;
+	int64_t		i;
+} ItemParse;
+
+/* Parse record i with a tokener of its own. */
+static void
+ParseItemBody(void *arg)
+{
+	ItemParse  *ip = arg;
 	struct json_tokener *tok;
 	PbNumTree	nums;
 
 	memset(&nums, 0, sizeof(nums));
-	if (setjmp(recover) != 0)
-	{
-		pb_oom_recover = outer;
-		it->out_of_memory = 1;
-		return;
-	}
-	pb_oom_recover = &recover;
 	tok = json_tokener_new_ex(PB_JSON_MAX_DEPTH);
 	if (tok == NULL)
 		PbOutOfMemory();
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	ParseRecord(r, it, &r->records[i], tok, &nums);
+	ParseRecord(ip->r, &ip->r->items[ip->i], &ip->r->records[ip->i], tok, &nums);
 	json_tokener_free(tok);
 	PbNumFree(&nums);
-	pb_oom_recover = outer;
+}
+
+/*
+ * Parallel loop body: parse record i, noting running out of memory (its
+ * record then is freed by the next block).
+ */
+static void
+ParseItem(void *arg, int64_t i)
+{
+	ItemParse	ip = {arg, i};
+
+	if (!PbRunRecoverable(ParseItemBody, &ip))
+		((PbJsonReader *) arg)->items[i].out_of_memory = 1;
 }
 
 /* Set err's message to prefix and message, cut to its size. */

@@ -4,7 +4,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
-#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,33 +40,25 @@ typedef struct TraceJob
 	uint64_t	max_points;
 } TraceJob;
 
-/*
- * Parallel loop body: walk group g and write its labels' geometries; out
- * of memory, the group says so and everyone stops.  The group's state is
- * reached through its address only, so it is current when the recovery
- * point is jumped to.
- */
-static void
-TraceGroup(void *arg, int64_t g)
+/* One group's walk, for PbRunRecoverable. */
+typedef struct GroupWalk
 {
-	TraceJob   *job = arg;
-	PbLabelGroupOut *go = &job->groups[g];
-	jmp_buf		recover;
-	jmp_buf    *outer = pb_oom_recover;
+	TraceJob   *job;
+	int64_t		g;
+} GroupWalk;
 
-	if (setjmp(recover) != 0)
-	{
-		pb_oom_recover = outer;
-		go->out_of_memory = 1;
-		go->status = PB_ERR_NOMEM;
-		atomic_store(&job->stop, 1);
-		return;
-	}
-	pb_oom_recover = &recover;
+/* Walk group g and write its labels' geometries. */
+static void
+TraceGroupBody(void *arg)
+{
+	GroupWalk  *gw = arg;
+	TraceJob   *job = gw->job;
+	PbLabelGroupOut *go = &job->groups[gw->g];
+
 	go->w.im = job->im;
 	go->w.mem = &PbMallocAllocator;
 	go->w.marks = job->marks;
-	go->w.group = (uint32_t) g;
+	go->w.group = (uint32_t) gw->g;
 	go->w.ngroups = job->ngroups;
 	go->w.stop = &job->stop;
 	go->w.points = &job->points;
@@ -83,7 +74,25 @@ TraceGroup(void *arg, int64_t g)
 		PbWalkerGeometries(&go->w, job->gt, job->srid, &go->ewkb, &go->labels,
 						   &go->nlabels);
 	PbWalkerFree(&go->w);
-	pb_oom_recover = outer;
+}
+
+/*
+ * Parallel loop body: walk group g; out of memory, the group says so and
+ * everyone stops.  The group's state lives in the job, so it is current
+ * when the walk is abandoned.
+ */
+static void
+TraceGroup(void *arg, int64_t g)
+{
+	GroupWalk	gw = {arg, g};
+	TraceJob   *job = arg;
+
+	if (!PbRunRecoverable(TraceGroupBody, &gw))
+	{
+		job->groups[g].out_of_memory = 1;
+		job->groups[g].status = PB_ERR_NOMEM;
+		atomic_store(&job->stop, 1);
+	}
 }
 
 /* qsort comparator: shapes by label. */

@@ -2,7 +2,6 @@
  * decode_values.c: serialized geometries decoded on threads (see
  * decode_values.h).
  */
-#include <setjmp.h>
 #include <string.h>
 
 #include "decode_values.h"
@@ -16,33 +15,41 @@ typedef struct DecodeJob
 	PbValueSlice *slices;
 } DecodeJob;
 
-/* Parallel loop body: decode slice i, stopping at its first failing value. */
-static void
-DecodeSlice(void *arg, int64_t i)
+/* One slice's decoding, for PbRunRecoverable. */
+typedef struct SliceDecode
 {
-	const DecodeJob *job = (const DecodeJob *) arg;
-	PbValueSlice *sl = &job->slices[i];
-	jmp_buf		recover;
-	jmp_buf    *outer = pb_oom_recover;
+	const DecodeJob *job;
+	PbValueSlice *sl;
+} SliceDecode;
 
-	PbBatchInit(&sl->batch, &PbMallocAllocator);
-	if (setjmp(recover) != 0)
-	{
-		pb_oom_recover = outer;
-		sl->out_of_memory = 1;
-		return;
-	}
-	pb_oom_recover = &recover;
+/* Decode the slice's values, stopping at the first failing one. */
+static void
+DecodeSliceBody(void *arg)
+{
+	SliceDecode *sd = arg;
+	PbValueSlice *sl = sd->sl;
+
 	for (uint32_t k = sl->first; k < sl->first + sl->n; k++)
 	{
 		uint32_t	shape;
 		PbError		err;
 
-		sl->status = PbDecodeGserialized(&sl->batch, job->data[k], job->len[k], &shape, &err);
+		sl->status = PbDecodeGserialized(&sl->batch, sd->job->data[k], sd->job->len[k],
+										 &shape, &err);
 		if (sl->status != PB_OK)
 			break;
 	}
-	pb_oom_recover = outer;
+}
+
+/* Parallel loop body: decode slice i, noting running out of memory. */
+static void
+DecodeSlice(void *arg, int64_t i)
+{
+	SliceDecode sd = {arg, &((const DecodeJob *) arg)->slices[i]};
+
+	PbBatchInit(&sd.sl->batch, &PbMallocAllocator);
+	if (!PbRunRecoverable(DecodeSliceBody, &sd))
+		sd.sl->out_of_memory = 1;
 }
 
 PbStatus

@@ -4,7 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,50 +37,61 @@ ParseOpen(PbFileParse *fp, PbTextReader *rd, int fd, const PbRun *run)
 	fp->io_errno = rd->io_errno;
 }
 
-/*
- * Parallel loop body: parse file i, noting an I/O error or running out of
- * memory.  The reader is reached through its address only, so its fields
- * are current in memory when the recovery point is jumped to.
- */
-static void
-ParseOne(void *arg, int64_t i)
+/* One file's parse, for PbRunRecoverable: what the cleanup needs. */
+typedef struct FileParse
 {
-	FilesJob   *job = arg;
-	PbFileParse *fp = &job->files[i];
-	jmp_buf		recover;
-	jmp_buf    *outer = pb_oom_recover;
+	FilesJob   *job;
+	PbFileParse *fp;
 	PbTextReader rd;
-	volatile int fd = -1;
+	int			fd;
+} FileParse;
 
-	memset(&rd, 0, sizeof(rd));
-	PbBatchInit(&fp->batch, &PbMallocAllocator);
-	fp->status = PB_OK;
-	if (setjmp(recover) != 0)
-	{
-		pb_oom_recover = outer;
-		PbTextReaderEnd(&rd);
-		if (fd >= 0)
-			close(fd);
-		fp->out_of_memory = 1;
-		__atomic_store_n(&fp->done, 1, __ATOMIC_RELEASE);
-		return;
-	}
-	pb_oom_recover = &recover;
-	fd = open(fp->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+/* Open file fp and parse it, through its own parser or the text reader. */
+static void
+ParseOneBody(void *arg)
+{
+	FileParse  *f = arg;
+	PbFileParse *fp = f->fp;
+
+	f->fd = open(fp->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (f->fd < 0)
 		fp->io_errno = errno ? errno : EIO;
 	else
 	{
 		fp->opened = 1;
 		if (fp->parse != NULL)
-			fp->parse(fp, fd, job->run);
+			fp->parse(fp, f->fd, f->job->run);
 		else
-			ParseOpen(fp, &rd, fd, job->run);
-		PbTextReaderEnd(&rd);
-		close(fd);
+			ParseOpen(fp, &f->rd, f->fd, f->job->run);
+		PbTextReaderEnd(&f->rd);
+		close(f->fd);
+		f->fd = -1;
 	}
-	pb_oom_recover = outer;
-	__atomic_store_n(&fp->done, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Parallel loop body: parse file i, noting an I/O error or running out of
+ * memory (then the reader and the file are closed here).
+ */
+static void
+ParseOne(void *arg, int64_t i)
+{
+	FileParse	f;
+
+	memset(&f, 0, sizeof(f));
+	f.job = arg;
+	f.fp = &f.job->files[i];
+	f.fd = -1;
+	PbBatchInit(&f.fp->batch, &PbMallocAllocator);
+	f.fp->status = PB_OK;
+	if (!PbRunRecoverable(ParseOneBody, &f))
+	{
+		PbTextReaderEnd(&f.rd);
+		if (f.fd >= 0)
+			close(f.fd);
+		f.fp->out_of_memory = 1;
+	}
+	__atomic_store_n(&f.fp->done, 1, __ATOMIC_RELEASE);
 }
 
 /* Parse every file on threads; stopped when the loop or any reader was. */

@@ -1,8 +1,10 @@
 /*
  * raster_par.c: the whole-image passes of raster_par.h on a run's
- * threads.  The pixels are cut into slices of PAR_SLICE pixels (rows for
- * the fill-holes marker); each slice runs the serial function on a view
- * of its own pixels, so the result is byte for byte the serial one.
+ * threads.  A pass cuts its items (pixels; rows for the fill-holes marker)
+ * into slices, and each slice runs the serial function on a view of its
+ * own items, so the result is byte for byte the serial one.  Where the
+ * loop stops early (a cancel asked for), the serial function does the
+ * whole pass instead, so the result never depends on it.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -12,13 +14,20 @@
 
 #define PAR_SLICE ((int64_t) 1 << 20)	/* pixels a slice */
 
+typedef struct ParPass ParPass;
+
+/* What one pass does to items [start, start + n). */
+typedef void (*ParWork) (ParPass *p, int64_t start, int64_t n);
+
 /* What every slice of one pass shares. */
-typedef struct ParPass
+struct ParPass
 {
+	ParWork		work;
+	int64_t		items,			/* pixels, or rows */
+				slice;			/* items a slice */
 	const PbRasterBand *band;
 	const PbImage *image;
 	PbImage    *marker;
-	int64_t		npixels;
 	void	   *out;
 	uint8_t    *flags;			/* is_nodata, wall or fg */
 	const uint8_t *nodata;
@@ -28,22 +37,28 @@ typedef struct ParPass
 	PbReconOp	op;
 	atomic_int_fast64_t count;	/* nodata pixels read */
 	atomic_int_fast64_t first_bad;	/* first negative marker, INT64_MAX none */
-	double		bad_value;
-} ParPass;
+};
 
-/* Pixels [start, end) of slice k. */
+/* PbParItemFn: slice k of a pass. */
 static void
-Slice(const ParPass *p, int64_t k, int64_t *start, int64_t *n)
+RunSlice(void *arg, int64_t k)
 {
-	*start = k * PAR_SLICE;
-	*n = p->npixels - *start < PAR_SLICE ? p->npixels - *start : PAR_SLICE;
+	ParPass    *p = arg;
+	int64_t		start = k * p->slice;
+
+	p->work(p, start, p->items - start < p->slice ? p->items - start : p->slice);
 }
 
-/* The number of slices of npixels. */
-static int64_t
-Slices(int64_t npixels)
+/*
+ * Run every slice of pass p on run's threads (PAR_SLICE pixels a slice
+ * unless p says otherwise); false when the loop stopped early.
+ */
+static bool
+RunSlices(const PbRun *run, ParPass *p)
 {
-	return (npixels + PAR_SLICE - 1) / PAR_SLICE;
+	if (p->slice == 0)
+		p->slice = PAR_SLICE;
+	return PbParallelFor(run, (p->items + p->slice - 1) / p->slice, RunSlice, p) == PB_OK;
 }
 
 /* band, seen from its pixel start on. */
@@ -56,156 +71,7 @@ BandFrom(const PbRasterBand *band, int64_t start)
 	return b;
 }
 
-/* PbParItemFn: slice k of a band read. */
-static void
-ReadSlice(void *arg, int64_t k)
-{
-	ParPass    *p = arg;
-	int64_t		start,
-				n;
-	PbRasterBand b;
-
-	Slice(p, k, &start, &n);
-	b = BandFrom(p->band, start);
-	atomic_fetch_add(&p->count,
-					 PbRasterReadBand(&b, n, (uint8_t *) p->out + start * p->bytes,
-									  p->flags ? p->flags + start : NULL));
-}
-
-int64_t
-PbRasterReadBandPar(const PbRun *run, const PbRasterBand *band, int64_t npixels, void *out,
-					uint8_t *is_nodata)
-{
-	ParPass		p = {.band = band, .npixels = npixels, .out = out, .flags = is_nodata,
-	.bytes = PbWkbPixBytes(band->wkb_type)};
-
-	atomic_init(&p.count, 0);
-	if (PbParallelFor(run, Slices(npixels), ReadSlice, &p) != PB_OK)
-		return PbRasterReadBand(band, npixels, out, is_nodata);
-	return (int64_t) atomic_load(&p.count);
-}
-
-/* PbParItemFn: slice k of a band's pixels written. */
-static void
-WriteSlice(void *arg, int64_t k)
-{
-	ParPass    *p = arg;
-	int64_t		start,
-				n;
-
-	Slice(p, k, &start, &n);
-	PbRasterWritePixels((uint8_t *) p->out + start * p->bytes, p->wkb_type,
-						p->pixels ? (const uint8_t *) p->pixels + start * p->bytes : NULL, n);
-}
-
-uint8_t *
-PbRasterWriteBandPar(const PbRun *run, uint8_t *out, int wkb_type, bool has_nodata,
-					 double nodata, const void *pixels, int64_t npixels)
-{
-	ParPass		p = {.npixels = npixels, .pixels = pixels, .wkb_type = wkb_type,
-	.bytes = PbWkbPixBytes(wkb_type)};
-
-	/* the band's flags and nodata value, then its pixels slice by slice */
-	p.out = PbRasterWriteBand(out, wkb_type, has_nodata, nodata, pixels, 0);
-	if (PbParallelFor(run, Slices(npixels), WriteSlice, &p) != PB_OK)
-		PbRasterWritePixels(p.out, wkb_type, pixels, npixels);
-	return (uint8_t *) p.out + (size_t) npixels * p.bytes;
-}
-
-/* PbParItemFn: slice k of the markers' labels. */
-static void
-MarkerSlice(void *arg, int64_t k)
-{
-	ParPass    *p = arg;
-	int64_t		start,
-				n,
-				bad;
-	double		v;
-	PbRasterBand b;
-
-	Slice(p, k, &start, &n);
-	b = BandFrom(p->band, start);
-	bad = PbWsMarkerLabels(&b, n, (uint32_t *) p->out + start, &v);
-	if (bad >= 0)
-	{
-		int_fast64_t at = atomic_load(&p->first_bad);
-
-		/* keep the first negative pixel of the image, whichever slice ends first */
-		while (start + bad < at &&
-			   !atomic_compare_exchange_weak(&p->first_bad, &at, start + bad))
-			;
-	}
-}
-
-int64_t
-PbWsMarkerLabelsPar(const PbRun *run, const PbRasterBand *band, int64_t npixels,
-					uint32_t *labels, double *negative)
-{
-	ParPass		p = {.band = band, .npixels = npixels, .out = labels};
-	int64_t		bad;
-
-	atomic_init(&p.first_bad, INT64_MAX);
-	if (PbParallelFor(run, Slices(npixels), MarkerSlice, &p) != PB_OK)
-		return PbWsMarkerLabels(band, npixels, labels, negative);
-	bad = (int64_t) atomic_load(&p.first_bad);
-	if (bad == INT64_MAX)
-		return -1;
-	PbRasterBandValues(band, bad, 1, negative);
-	return bad;
-}
-
-/* PbParItemFn: slice k of a mask's walls. */
-static void
-WallSlice(void *arg, int64_t k)
-{
-	ParPass    *p = arg;
-	int64_t		start,
-				n;
-	PbRasterBand b;
-
-	Slice(p, k, &start, &n);
-	b = BandFrom(p->band, start);
-	PbWsMaskWalls(&b, n, p->flags + start);
-}
-
-void
-PbWsMaskWallsPar(const PbRun *run, const PbRasterBand *band, int64_t npixels, uint8_t *wall)
-{
-	ParPass		p = {.band = band, .npixels = npixels, .flags = wall};
-
-	if (PbParallelFor(run, Slices(npixels), WallSlice, &p) != PB_OK)
-		PbWsMaskWalls(band, npixels, wall);
-}
-
-/* PbParItemFn: slice k of a distance transform's foreground. */
-static void
-ForegroundSlice(void *arg, int64_t k)
-{
-	ParPass    *p = arg;
-	int64_t		start,
-				n;
-	PbImage		view = *p->image;
-
-	Slice(p, k, &start, &n);
-	/* the slice as an image of one row: the test is per pixel */
-	view.width = (int32_t) n;
-	view.height = 1;
-	view.data = (uint8_t *) p->image->data + start * PbPixSize(p->image->type);
-	PbDistanceForeground(&view, p->nodata ? p->nodata + start : NULL, p->flags + start);
-}
-
-void
-PbDistanceForegroundPar(const PbRun *run, const PbImage *mask, const uint8_t *nodata,
-						uint8_t *fg)
-{
-	ParPass		p = {.image = mask, .npixels = (int64_t) mask->width * mask->height,
-	.nodata = nodata, .flags = fg};
-
-	if (PbParallelFor(run, Slices(p.npixels), ForegroundSlice, &p) != PB_OK)
-		PbDistanceForeground(mask, nodata, fg);
-}
-
-/* The slice of image im from pixel start on, n pixels, as a one-row image. */
+/* The pixels of im from start on, n of them, as a one-row image. */
 static PbImage
 RowView(const PbImage *im, int64_t start, int64_t n)
 {
@@ -217,77 +83,180 @@ RowView(const PbImage *im, int64_t start, int64_t n)
 	return v;
 }
 
-/* PbParItemFn: slice k of a marker clipped to its mask. */
+/* A slice of a band read. */
 static void
-ClipSlice(void *arg, int64_t k)
+ReadWork(ParPass *p, int64_t start, int64_t n)
 {
-	ParPass    *p = arg;
-	int64_t		start,
-				n;
-	PbImage		marker,
-				mask;
+	PbRasterBand b = BandFrom(p->band, start);
 
-	Slice(p, k, &start, &n);
-	marker = RowView(p->marker, start, n);
-	mask = RowView(p->image, start, n);
+	atomic_fetch_add(&p->count,
+					 PbRasterReadBand(&b, n, (uint8_t *) p->out + start * p->bytes,
+									  p->flags ? p->flags + start : NULL));
+}
+
+int64_t
+PbRasterReadBandPar(const PbRun *run, const PbRasterBand *band, int64_t npixels, void *out,
+					uint8_t *is_nodata)
+{
+	ParPass		p = {.work = ReadWork, .items = npixels, .band = band, .out = out,
+	.flags = is_nodata, .bytes = PbWkbPixBytes(band->wkb_type)};
+
+	atomic_init(&p.count, 0);
+	if (!RunSlices(run, &p))
+		return PbRasterReadBand(band, npixels, out, is_nodata);
+	return (int64_t) atomic_load(&p.count);
+}
+
+/* A slice of a band's pixels written. */
+static void
+WriteWork(ParPass *p, int64_t start, int64_t n)
+{
+	PbRasterWritePixels((uint8_t *) p->out + start * p->bytes, p->wkb_type,
+						p->pixels ? (const uint8_t *) p->pixels + start * p->bytes : NULL, n);
+}
+
+uint8_t *
+PbRasterWriteBandPar(const PbRun *run, uint8_t *out, int wkb_type, bool has_nodata,
+					 double nodata, const void *pixels, int64_t npixels)
+{
+	ParPass		p = {.work = WriteWork, .items = npixels, .pixels = pixels,
+	.wkb_type = wkb_type, .bytes = PbWkbPixBytes(wkb_type)};
+
+	/* the band's flags and nodata value, then its pixels slice by slice */
+	p.out = PbRasterWriteBand(out, wkb_type, has_nodata, nodata, pixels, 0);
+	if (!RunSlices(run, &p))
+		PbRasterWritePixels(p.out, wkb_type, pixels, npixels);
+	return (uint8_t *) p.out + (size_t) npixels * p.bytes;
+}
+
+/* A slice of the markers' labels; its first negative pixel kept if earliest. */
+static void
+MarkerWork(ParPass *p, int64_t start, int64_t n)
+{
+	PbRasterBand b = BandFrom(p->band, start);
+	double		v;
+	int64_t		bad = PbWsMarkerLabels(&b, n, (uint32_t *) p->out + start, &v);
+
+	if (bad >= 0)
+	{
+		int_fast64_t at = atomic_load(&p->first_bad);
+
+		while (start + bad < at &&
+			   !atomic_compare_exchange_weak(&p->first_bad, &at, start + bad))
+			;
+	}
+}
+
+int64_t
+PbWsMarkerLabelsPar(const PbRun *run, const PbRasterBand *band, int64_t npixels,
+					uint32_t *labels, double *negative)
+{
+	ParPass		p = {.work = MarkerWork, .items = npixels, .band = band, .out = labels};
+	int64_t		bad;
+
+	atomic_init(&p.first_bad, INT64_MAX);
+	if (!RunSlices(run, &p))
+		return PbWsMarkerLabels(band, npixels, labels, negative);
+	bad = (int64_t) atomic_load(&p.first_bad);
+	if (bad == INT64_MAX)
+		return -1;
+	PbRasterBandValues(band, bad, 1, negative);
+	return bad;
+}
+
+/* A slice of a mask's walls. */
+static void
+WallWork(ParPass *p, int64_t start, int64_t n)
+{
+	PbRasterBand b = BandFrom(p->band, start);
+
+	PbWsMaskWalls(&b, n, p->flags + start);
+}
+
+void
+PbWsMaskWallsPar(const PbRun *run, const PbRasterBand *band, int64_t npixels, uint8_t *wall)
+{
+	ParPass		p = {.work = WallWork, .items = npixels, .band = band, .flags = wall};
+
+	if (!RunSlices(run, &p))
+		PbWsMaskWalls(band, npixels, wall);
+}
+
+/* A slice of a distance transform's foreground (the test is per pixel). */
+static void
+ForegroundWork(ParPass *p, int64_t start, int64_t n)
+{
+	PbImage		view = RowView(p->image, start, n);
+
+	PbDistanceForeground(&view, p->nodata ? p->nodata + start : NULL, p->flags + start);
+}
+
+void
+PbDistanceForegroundPar(const PbRun *run, const PbImage *mask, const uint8_t *nodata,
+						uint8_t *fg)
+{
+	ParPass		p = {.work = ForegroundWork, .items = (int64_t) mask->width * mask->height,
+	.image = mask, .nodata = nodata, .flags = fg};
+
+	if (!RunSlices(run, &p))
+		PbDistanceForeground(mask, nodata, fg);
+}
+
+/* A slice of a marker clipped to its mask. */
+static void
+ClipWork(ParPass *p, int64_t start, int64_t n)
+{
+	PbImage		marker = RowView(p->marker, start, n),
+				mask = RowView(p->image, start, n);
+
 	(void) PbReconClip(&marker, &mask, p->op);
 }
 
 PbStatus
 PbReconClipPar(const PbRun *run, PbImage *marker, const PbImage *mask, PbReconOp op)
 {
-	ParPass		p = {.image = mask, .marker = marker, .op = op,
-	.npixels = (int64_t) marker->width * marker->height};
+	ParPass		p = {.work = ClipWork, .items = (int64_t) marker->width * marker->height,
+	.image = mask, .marker = marker, .op = op};
 	PbImage		none = RowView(marker, 0, 0),
 				none_mask = RowView(mask, 0, 0);
 	PbStatus	st = PbReconClip(&none, &none_mask, op);	/* checks the types only */
 
-	if (st != PB_OK || p.npixels == 0)
+	if (st != PB_OK || p.items == 0)
 		return st;
-	if (PbParallelFor(run, Slices(p.npixels), ClipSlice, &p) != PB_OK)
+	if (!RunSlices(run, &p))
 		return PbReconClip(marker, mask, op);
 	return PB_OK;
 }
 
-/* PbParItemFn: slice k of a buffer set to zero. */
+/* A slice of a buffer set to zero. */
 static void
-ZeroSlice(void *arg, int64_t k)
+ZeroWork(ParPass *p, int64_t start, int64_t n)
 {
-	ParPass    *p = arg;
-	int64_t		start,
-				n;
-
-	Slice(p, k, &start, &n);
 	memset((uint8_t *) p->out + start, 0, (size_t) n);
 }
 
 void
 PbZeroPar(const PbRun *run, void *buf, size_t bytes)
 {
-	ParPass		p = {.out = buf, .npixels = (int64_t) bytes};
+	ParPass		p = {.work = ZeroWork, .items = (int64_t) bytes, .out = buf};
 
-	if (PbParallelFor(run, Slices(p.npixels), ZeroSlice, &p) != PB_OK)
+	if (!RunSlices(run, &p))
 		memset(buf, 0, bytes);
 }
 
-/* PbParItemFn: the rows of slice k of a fill-holes marker. */
+/* Rows [start, start + n) of a fill-holes marker. */
 static void
-MarkerRowsSlice(void *arg, int64_t k)
+MarkerRowsWork(ParPass *p, int64_t start, int64_t n)
 {
-	ParPass    *p = arg;
-	int64_t		rows = PAR_SLICE / p->image->width > 0 ? PAR_SLICE / p->image->width : 1,
-				y0 = k * rows,
-				y1 = y0 + rows < p->image->height ? y0 + rows : p->image->height;
-
-	PbFillHolesMarkerRows(p->image, p->marker, (int32_t) y0, (int32_t) y1);
+	PbFillHolesMarkerRows(p->image, p->marker, (int32_t) start, (int32_t) (start + n));
 }
 
 void
 PbFillHolesMarkerPar(const PbRun *run, const PbImage *image, PbImage *marker)
 {
-	ParPass		p = {.image = image, .marker = marker};
-	int64_t		rows = PAR_SLICE / image->width > 0 ? PAR_SLICE / image->width : 1;
+	ParPass		p = {.work = MarkerRowsWork, .items = image->height, .image = image,
+	.marker = marker, .slice = PAR_SLICE / image->width > 0 ? PAR_SLICE / image->width : 1};
 
-	if (PbParallelFor(run, (image->height + rows - 1) / rows, MarkerRowsSlice, &p) != PB_OK)
+	if (!RunSlices(run, &p))
 		PbFillHolesMarker(image, marker);
 }

@@ -27,7 +27,9 @@
  * What the parts of a submission hold, and where each section of their
  * packed form starts: shapes, rings, int points, the first shape of each
  * part, the filter parts, the found-pair counter, the host pairs (copied
- * in up to here), then the found pairs and the host pairs' areas.
+ * in up to here), then the found pairs, the host pairs' areas and the
+ * bitmap engine's work space (tile counts, first tiles, the list of pairs
+ * left to PixelBox and its count, the scan's storage).
  */
 struct Packing
 {
@@ -48,6 +50,12 @@ struct Packing
 				in_bytes,
 				off_found,
 				off_out,
+				off_tiles,
+				off_tstart,
+				off_big,
+				off_nbig,
+				off_scan,
+				scan_bytes,
 				total;
 };
 
@@ -83,7 +91,7 @@ struct PbGpu
 								 * flight (or done) and the one staged */
 	size_t		h_slot_cap[2];
 	Packing		slot_pk[2];		/* their layouts */
-	int			slot_pixel_only[2];
+	PbGpuKernel slot_kernel[2];
 	int			cur;			/* slot of the submission in flight or done */
 	int			staged;			/* a submission waits in slot 1 - cur */
 	void	   *h_in;			/* = h_slot[cur] */
@@ -92,7 +100,8 @@ struct PbGpu
 	PbDeviceFound *h_found;		/* found pairs with their areas, pinned */
 	size_t		h_found_cap;
 	Packing		pk;				/* of the submission in flight or done */
-	int			pixel_only;
+	PbGpuKernel kernel;			/* its kernel */
+	PbGpuKernel method;			/* the kernel of the pipeline's submissions */
 	GpuState	state;
 	uint32_t	nfound;			/* pairs found, once fetched */
 	float		kernel_ms;

@@ -53,6 +53,7 @@ PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
 		return NULL;
 	}
 	g->budget = memory_budget;
+	g->method = PB_GPU_BITMAP;
 	if ((e = cudaSetDevice(0)) != cudaSuccess ||
 		(e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess ||
 		(e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking)) != cudaSuccess ||

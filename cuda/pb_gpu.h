@@ -36,11 +36,12 @@ extern "C"
 
 typedef struct PbGpu PbGpu;
 
-/* Kernel variants (the benchmark compares them). */
+/* Kernels for the areas of rectilinear integer pairs, all exact and equal. */
 typedef enum PbGpuKernel
 {
-	PB_GPU_PIXELBOX = 0,		/* sampling boxes, then pixelization under T */
-	PB_GPU_PIXEL_ONLY = 1		/* pixelization of the whole window */
+	PB_GPU_PIXELBOX = 0,		/* the paper's: sampling boxes, then pixelization under T */
+	PB_GPU_PIXEL_ONLY = 1,		/* pixelization of the whole window (benchmarks) */
+	PB_GPU_BITMAP = 2			/* edge-flag bitmaps in tiles: the default */
 } PbGpuKernel;
 
 /*
@@ -68,9 +69,13 @@ void		PbGpuClose(PbGpu *g);
 /*
  * The context's polygon side as the pipeline's device (core
  * src/core/sccg/device.h): stage, start, poll, results and found are the
- * calls below with the PixelBox kernel; budget is the context's.
+ * calls below with the kernel PbGpuSetMethod chose (PB_GPU_BITMAP unless
+ * told otherwise); budget is the context's.
  */
 void		PbGpuDeviceOps(PbGpu *g, PbPipeDevice *dev);
+
+/* The kernel of the device's submissions from now on (pixelbox.gpu_method). */
+void		PbGpuSetMethod(PbGpu *g, PbGpuKernel kernel);
 
 /*
  * Start the work of parts[0..nparts): the intersection areas of the host

@@ -39,6 +39,14 @@ PbGpuClose(PbGpu *g)
 	(void) g;
 }
 
+/* Unreachable without a context: nothing to set. */
+void
+PbGpuSetMethod(PbGpu *g, PbGpuKernel kernel)
+{
+	(void) g;
+	(void) kernel;
+}
+
 /* Unreachable without a context: a device with no operations. */
 void
 PbGpuDeviceOps(PbGpu *g, PbPipeDevice *dev)

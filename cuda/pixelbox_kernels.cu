@@ -285,10 +285,12 @@ FoundPair(const GBatch &b, uint32_t k)
 /*
  * The kernel: one block per pair, grid-stride over the host pairs and then
  * the pairs the filter kernel found (their number is read here, on the
- * device, so the host never waits between the two kernels).
+ * device, so the host never waits between the two kernels), or over the
+ * pairs subset[0..*nsubset) when subset is given (the bitmap engine's
+ * largest windows).
  */
 __global__ void __launch_bounds__(PB_THREADS)
-PixelBoxKernel(GBatch b, int pixel_only)
+PixelBoxKernel(GBatch b, int pixel_only, const uint32_t *subset, const unsigned *nsubset)
 {
 	__shared__ int sx0[PB_STACK],
 				sy0[PB_STACK],
@@ -301,13 +303,14 @@ PixelBoxKernel(GBatch b, int pixel_only)
 	__shared__ long long s_partial[PB_THREADS / 32];
 	BoxStack	st = {sx0, sy0, sx1, sy1, &s_top, &s_count};
 	unsigned long long nfound = *b.nfound;
-	uint32_t	npairs = b.nhost + (uint32_t) nfound;
+	uint32_t	npairs = subset ? *nsubset : b.nhost + (uint32_t) nfound;
 
 	/* the filter ran out of room: PbGpuPoll re-runs all with more */
 	if (nfound > b.found_cap)
 		return;
-	for (uint32_t pi = blockIdx.x; pi < npairs; pi += gridDim.x)
+	for (uint32_t k = blockIdx.x; k < npairs; k += gridDim.x)
 	{
+		uint32_t	pi = subset ? subset[k] : k;
 		uint2		pr = pi < b.nhost ? b.pairs[pi] : FoundPair(b, pi - b.nhost);
 		GShape		p = b.shapes[pr.x],
 					q = b.shapes[pr.y];
@@ -376,6 +379,18 @@ PbLaunchPixelBox(const GBatch &batch, int pixel_only, int sm_count,
 		return cudaSuccess;
 	if (grid > most)
 		grid = (unsigned) most;
-	PixelBoxKernel<<<grid, PB_THREADS, 0, stream>>>(batch, pixel_only);
+	PixelBoxKernel<<<grid, PB_THREADS, 0, stream>>>(batch, pixel_only, NULL, NULL);
+	return cudaGetLastError();
+}
+
+/*
+ * Launch the kernel on the pairs subset[0..*nsubset): the count is known
+ * only on the device, so the grid is sized for a few; blocks past it exit.
+ */
+cudaError_t
+PbLaunchPixelBoxSubset(const GBatch &batch, const uint32_t *subset, const unsigned *nsubset,
+					   int sm_count, cudaStream_t stream)
+{
+	PixelBoxKernel<<<sm_count * 4, PB_THREADS, 0, stream>>>(batch, 0, subset, nsubset);
 	return cudaGetLastError();
 }

@@ -1,7 +1,8 @@
 /*
  * polygon_gpu.cuh: a submission as the kernels see it, shared by the host
- * driver polygon_host.cu (which packs it) and the kernels, filter_kernels.cu
- * and pixelbox_kernels.cu (which read it), and their launchers.
+ * driver polygon_host.cu (which packs it) and the kernels, filter_kernels.cu,
+ * pixelbox_kernels.cu and bitmap_kernels.cu (which read it), and their
+ * launchers.
  * CUDA-only header.
  */
 #ifndef PB_POLYGON_GPU_CUH
@@ -52,11 +53,33 @@ struct GBatch
 	PbDeviceFound *found;			/* filter output, part-local shape indices */
 	unsigned long long found_cap;
 	unsigned long long *nfound; /* pairs found, also those beyond found_cap */
+	/* the bitmap engine's work space (bitmap_kernels.cu), pair_cap slots */
+	uint32_t	pair_cap;		/* nhost + found_cap */
+	unsigned long long *tiles;	/* tiles of each pair */
+	unsigned long long *tile_start; /* its first tile (scan of tiles) */
+	uint32_t   *big;			/* pairs left to the PixelBox kernel */
+	unsigned   *nbig;
+	void	   *scan_tmp;		/* CUB's scan storage, scan_bytes */
+	size_t		scan_bytes;
 };
 
 /* Launch the PixelBox kernel (pixel_only: the PixelOnly variant). */
 cudaError_t PbLaunchPixelBox(const GBatch &batch, int pixel_only, int sm_count,
 							 cudaStream_t stream);
+
+/*
+ * Launch the PixelBox kernel on the pairs subset[0..*nsubset) only (the
+ * count is read on the device).
+ */
+cudaError_t PbLaunchPixelBoxSubset(const GBatch &batch, const uint32_t *subset,
+								   const unsigned *nsubset, int sm_count,
+								   cudaStream_t stream);
+
+/* Launch the bitmap engine: count, scan, tiles, PixelBox for the largest. */
+cudaError_t PbLaunchBitmap(const GBatch &batch, int sm_count, cudaStream_t stream);
+
+/* Device bytes of the bitmap engine's scan storage for n pair slots. */
+size_t		PbBitmapScanBytes(size_t n);
 
 /* Launch the MBR filter kernel over the filter parts (none: nothing). */
 cudaError_t PbLaunchFilter(const GBatch &batch, int sm_count, cudaStream_t stream);

@@ -1,9 +1,11 @@
 /*
  * polygon_host.cu: the polygon side of a PbGpu context (pb_gpu.h), the
- * host driver of the filter and PixelBox kernels (filter_kernels.cu,
- * pixelbox_kernels.cu, launched through polygon_gpu.cuh): the
- * asynchronous path of a submission: pack its parts into pinned memory,
- * copy in, run the filter and PixelBox kernels, copy results out, all on
+ * host driver of the filter and area kernels (filter_kernels.cu, and
+ * bitmap_kernels.cu or pixelbox_kernels.cu as the submission's kernel
+ * says, launched through polygon_gpu.cuh): the asynchronous path of a
+ * submission: pack its parts into pinned memory, with each shape's points
+ * once however many pairs use it, copy in, run the filter and area
+ * kernels, copy results out, all on
  * one stream; the caller polls.  Two pinned slots let the next submission
  * be packed (staged) while one runs.  PbGpuPoll finishes a submission in
  * up to three steps, none of which blocks: when the kernels are done it
@@ -92,7 +94,13 @@ Layout(Packing *p)
 	p->in_bytes = p->off_pairs + p->nhost * sizeof(uint2);
 	p->off_found = Align(p->in_bytes);
 	p->off_out = p->off_found + Align(p->found_cap * sizeof(PbDeviceFound));
-	p->total = p->off_out + p->nhost * sizeof(long long);
+	p->off_tiles = p->off_out + Align(p->nhost * sizeof(long long));
+	p->off_tstart = p->off_tiles + Align((p->nhost + p->found_cap) * sizeof(unsigned long long));
+	p->off_big = p->off_tstart + Align((p->nhost + p->found_cap) * sizeof(unsigned long long));
+	p->off_nbig = p->off_big + Align((p->nhost + p->found_cap) * sizeof(uint32_t));
+	p->off_scan = p->off_nbig + Align(sizeof(unsigned));
+	p->scan_bytes = PbBitmapScanBytes(p->nhost + p->found_cap);
+	p->total = p->off_scan + p->scan_bytes;
 }
 
 /*
@@ -137,120 +145,227 @@ PackingOf(const PbDevicePart *parts, uint32_t nparts)
 /* Where one part goes in the packed submission. */
 struct PartAt
 {
-	uint32_t	s0,				/* its first shape, ring and point */
-				r0,
-				i0;
+	uint32_t	s0;				/* its first shape */
 	size_t		pair0;			/* its first host pair */
 	long		fpart;			/* its filter part's index, or -1 */
 };
 
-/* A packing in progress, shared by the threads packing its parts. */
+/*
+ * A piece of the packing one thread does: shapes [s_begin, s_end) of part
+ * `part` with their rings and points from packed ring r0 and point i0
+ * (counted in a first pass), and its host pairs [k_begin, k_end).
+ */
+struct PackItem
+{
+	uint32_t	part;
+	uint32_t	s_begin,
+				s_end;
+	uint32_t	k_begin,
+				k_end;
+	uint32_t	r0,
+				i0;
+};
+
+/* A packing in progress, shared by the threads packing its items. */
 struct PackJob
 {
 	char	   *h;
 	const Packing *pk;
 	const PbDevicePart *parts;
 	const PartAt *at;
+	PackItem   *items;
 };
 
-/*
- * Pack part p where at[p] says: shapes, the rings and int points of its
- * PB_SHAPE_INT shapes, gathered shape by shape (the batch's arrays may
- * hold other parts' too: see PbDevicePart) and renumbered from the part's
- * first ring and point, the part's first shape, its filter part or its
- * host pairs (shifted to packed shape indices).  Other shapes get nrings
- * 0, which the kernels take as empty.
- */
+/* Shapes (and host pairs) of one packing item: large parts are cut up. */
+#define PACK_ITEM_SHAPES 4096
+
+/* Count the rings and int points of item i's shapes into its r0 and i0. */
 static void
-PackPart(void *arg, int64_t p)
+CountItem(void *arg, int64_t i)
 {
 	const PackJob *job = (const PackJob *) arg;
-	const Packing *pk = job->pk;
-	const PbDevicePart *part = &job->parts[p];
-	const PartAt *at = &job->at[p];
-	const PbBatch *b = part->batch;
-	GShape	   *shapes = (GShape *) job->h + at->s0;
-	uint2	   *rings = (uint2 *) (job->h + pk->off_rings) + at->r0;
-	int2	   *pts = (int2 *) (job->h + pk->off_pts) + at->i0;
+	PackItem   *it = &job->items[i];
+	const PbBatch *b = job->parts[it->part].batch;
 	uint32_t	r = 0,
 				pt = 0;
+
+	for (uint32_t k = it->s_begin; k < it->s_end; k++)
+	{
+		const PbShape *s = &b->shapes[k];
+
+		if (s->kind != PB_SHAPE_INT)
+			continue;
+		r += s->nrings;
+		for (uint32_t j = 0; j < s->nrings; j++)
+			pt += b->rings[s->ring_first + j].npoints;
+	}
+	it->r0 = r;
+	it->i0 = pt;
+}
+
+/*
+ * Pack item i: its shapes, the rings and int points of its PB_SHAPE_INT
+ * shapes, gathered shape by shape (the batch's arrays may hold other
+ * parts' too: see PbDevicePart) and renumbered from the item's first ring
+ * and point, and its host pairs (shifted to packed shape indices).  Other
+ * shapes get nrings 0, which the kernels take as empty.  The part's first
+ * item also writes its first shape and its filter part.
+ */
+static void
+PackItemAt(void *arg, int64_t i)
+{
+	const PackJob *job = (const PackJob *) arg;
+	const PackItem *it = &job->items[i];
+	const Packing *pk = job->pk;
+	const PbDevicePart *part = &job->parts[it->part];
+	const PartAt *at = &job->at[it->part];
+	const PbBatch *b = part->batch;
+	GShape	   *shapes = (GShape *) job->h + at->s0;
+	uint2	   *rings = (uint2 *) (job->h + pk->off_rings);
+	int2	   *pts = (int2 *) (job->h + pk->off_pts);
+	uint32_t	r = it->r0,
+				pt = it->i0;
 	size_t		na,
 				nb;
 
-	((uint32_t *) (job->h + pk->off_base))[p] = at->s0;
-	for (uint32_t i = 0; i < b->nshapes; i++)
+	for (uint32_t k = it->s_begin; k < it->s_end; k++)
 	{
-		const PbShape *s = &b->shapes[i];
+		const PbShape *s = &b->shapes[k];
 		int			ok = s->kind == PB_SHAPE_INT;
-		GShape	   *d = &shapes[i];
+		GShape	   *d = &shapes[k];
 
 		d->xmin = ok ? (int32_t) s->box.xmin : 0;
 		d->ymin = ok ? (int32_t) s->box.ymin : 0;
 		d->xmax = ok ? (int32_t) s->box.xmax : 0;
 		d->ymax = ok ? (int32_t) s->box.ymax : 0;
-		d->ring_first = at->r0 + r;
+		d->ring_first = r;
 		d->nrings = ok ? s->nrings : 0;
-		for (uint32_t k = 0; ok && k < s->nrings; k++, r++)
+		for (uint32_t j = 0; ok && j < s->nrings; j++, r++)
 		{
-			const PbRing *ring = &b->rings[s->ring_first + k];
+			const PbRing *ring = &b->rings[s->ring_first + j];
 
-			rings[r] = make_uint2(at->i0 + pt, ring->npoints);
+			rings[r] = make_uint2(pt, ring->npoints);
 			memcpy(pts + pt, b->ipts + 2 * (size_t) ring->start,
 				   (size_t) ring->npoints * sizeof(int2));
 			pt += ring->npoints;
 		}
 	}
-	if (at->fpart >= 0 && FilterSets(part, &na, &nb))
-		((GFilterPart *) (job->h + pk->off_fparts))[at->fpart] =
-			GFilterPart{(uint32_t) p, at->s0, (uint32_t) na, b->nshapes, part->ref};
-	else if (!part->filter)
+	if (!part->filter)
 	{
 		uint2	   *pairs = (uint2 *) (job->h + pk->off_pairs) + at->pair0;
 
-		for (uint32_t k = 0; k < part->npairs; k++)
+		for (uint32_t k = it->k_begin; k < it->k_end; k++)
 		{
 			PbPair		pr = part->pairs[part->pair_idx ? part->pair_idx[k] : k];
 
 			pairs[k] = make_uint2(pr.a + at->s0, pr.b + at->s0);
 		}
 	}
+	if (it->s_begin == 0 && it->k_begin == 0)
+	{
+		((uint32_t *) (job->h + pk->off_base))[it->part] = at->s0;
+		if (at->fpart >= 0 && FilterSets(part, &na, &nb))
+			((GFilterPart *) (job->h + pk->off_fparts))[at->fpart] =
+				GFilterPart{it->part, at->s0, (uint32_t) na, b->nshapes, part->ref};
+	}
 }
 
 /*
- * Pack the parts into h as pk lays them out, and the found count, 0.  The
- * parts go to up to PACK_THREADS threads (signals blocked: see
- * PbParallelFor), each part's place fixed first by summing the sizes of
- * those before it: the copy into pinned memory is the aggregator's
- * longest step, and one thread does not reach the memory's bandwidth.
- * Returns 0, or -1 when the places could not be allocated.
+ * Cut the parts into packing items (at least one per part, each of at
+ * most PACK_ITEM_SHAPES shapes and host pairs); NULL when out of memory.
+ */
+static PackItem *
+ItemsOf(const PbDevicePart *parts, uint32_t nparts, size_t *nitems)
+{
+	size_t		n = 0,
+				k = 0;
+	PackItem   *items;
+
+	for (uint32_t p = 0; p < nparts; p++)
+	{
+		size_t		most = parts[p].batch->nshapes;
+
+		if (!parts[p].filter && parts[p].npairs > most)
+			most = parts[p].npairs;
+		n += most / PACK_ITEM_SHAPES + 1;
+	}
+	if ((items = (PackItem *) malloc(sizeof(PackItem) * n)) == NULL)
+		return NULL;
+	for (uint32_t p = 0; p < nparts; p++)
+	{
+		uint32_t	ns = parts[p].batch->nshapes,
+					np = parts[p].filter ? 0 : parts[p].npairs;
+		uint32_t	from = 0;
+
+		do
+		{
+			PackItem   *it = &items[k++];
+
+			it->part = p;
+			it->s_begin = from < ns ? from : ns;
+			it->s_end = ns - it->s_begin > PACK_ITEM_SHAPES ? it->s_begin + PACK_ITEM_SHAPES : ns;
+			it->k_begin = from < np ? from : np;
+			it->k_end = np - it->k_begin > PACK_ITEM_SHAPES ? it->k_begin + PACK_ITEM_SHAPES : np;
+			from += PACK_ITEM_SHAPES;
+		} while (from < ns || from < np);
+	}
+	*nitems = k;
+	return items;
+}
+
+/*
+ * Pack the parts into h as pk lays them out, and the found count, 0, on
+ * up to PACK_THREADS threads (signals blocked: see PbParallelFor): the
+ * copy into pinned memory is the aggregator's longest step, and one
+ * thread does not reach the memory's bandwidth.  The parts are cut into
+ * items; a first pass counts each item's rings and points, their running
+ * sums place them, and a second pass packs them.  Returns 0, or -1 when
+ * the places could not be allocated.
  */
 static int
 Pack(char *h, const Packing *pk, const PbDevicePart *parts, uint32_t nparts)
 {
 	PartAt	   *at = (PartAt *) malloc(sizeof(PartAt) * (nparts + 1));
-	PartAt		next = {0, 0, 0, 0, 0};
+	PartAt		next = {0, 0, 0};
 	long		nf = 0;
-	PackJob		job = {h, pk, parts, at};
-	PbRun run = {nparts < PACK_THREADS ? (int) nparts : PACK_THREADS, 0, NULL, NULL};
+	size_t		nitems = 0;
+	PackItem   *items = ItemsOf(parts, nparts, &nitems);
+	PackJob		job = {h, pk, parts, at, items};
+	PbRun run = {nitems < PACK_THREADS ? (int) nitems : PACK_THREADS, 0, NULL, NULL};
+	uint32_t	r = 0,
+				pt = 0;
 
-	if (at == NULL)
+	if (at == NULL || items == NULL)
+	{
+		free(at);
+		free(items);
 		return -1;
+	}
 	*(unsigned long long *) (h + pk->off_count) = 0;
 	for (uint32_t p = 0; p < nparts; p++)
 	{
-		const PbBatch *b = parts[p].batch;
 		size_t		na,
 					nb;
 
 		at[p] = next;
 		at[p].fpart = FilterSets(&parts[p], &na, &nb) ? nf++ : -1;
-		next.s0 += b->nshapes;
-		next.r0 += parts[p].nrings;
-		next.i0 += parts[p].nipts;
+		next.s0 += parts[p].batch->nshapes;
 		if (!parts[p].filter)
 			next.pair0 += parts[p].npairs;
 	}
-	PbParallelFor(&run, nparts, PackPart, &job);
+	PbParallelFor(&run, (int64_t) nitems, CountItem, &job);
+	for (size_t i = 0; i < nitems; i++)
+	{
+		uint32_t	nr = items[i].r0,
+					np = items[i].i0;
+
+		items[i].r0 = r;
+		items[i].i0 = pt;
+		r += nr;
+		pt += np;
+	}
+	PbParallelFor(&run, (int64_t) nitems, PackItemAt, &job);
+	free(items);
 	free(at);
 	return 0;
 }
@@ -294,10 +409,19 @@ Launch(PbGpu *g, char *err, size_t err_len)
 	gb.found = (PbDeviceFound *) (d + pk->off_found);
 	gb.found_cap = pk->found_cap;
 	gb.nfound = (unsigned long long *) (d + pk->off_count);
+	gb.pair_cap = (uint32_t) (pk->nhost + pk->found_cap);
+	gb.tiles = (unsigned long long *) (d + pk->off_tiles);
+	gb.tile_start = (unsigned long long *) (d + pk->off_tstart);
+	gb.big = (uint32_t *) (d + pk->off_big);
+	gb.nbig = (unsigned *) (d + pk->off_nbig);
+	gb.scan_tmp = d + pk->off_scan;
+	gb.scan_bytes = pk->scan_bytes;
 	if ((e = cudaMemcpyAsync(d, g->h_in, pk->in_bytes, cudaMemcpyHostToDevice, g->stream)) != cudaSuccess ||
+		(e = cudaMemsetAsync(gb.nbig, 0, sizeof(unsigned), g->stream)) != cudaSuccess ||
 		(e = cudaEventRecord(g->start, g->stream)) != cudaSuccess ||
 		(e = PbLaunchFilter(gb, g->sm_count, g->stream)) != cudaSuccess ||
-		(e = PbLaunchPixelBox(gb, g->pixel_only, g->sm_count, g->stream)) != cudaSuccess ||
+		(e = (g->kernel == PB_GPU_BITMAP ? PbLaunchBitmap(gb, g->sm_count, g->stream)
+			  : PbLaunchPixelBox(gb, g->kernel == PB_GPU_PIXEL_ONLY, g->sm_count, g->stream))) != cudaSuccess ||
 		(e = cudaEventRecord(g->stop, g->stream)) != cudaSuccess ||
 		(e = cudaMemcpyAsync(g->h_out, gb.out, pk->nhost * sizeof(long long), cudaMemcpyDeviceToHost, g->stream)) != cudaSuccess ||
 		(e = cudaMemcpyAsync(g->h_out + pk->nhost, gb.nfound, sizeof(unsigned long long), cudaMemcpyDeviceToHost, g->stream)) != cudaSuccess)
@@ -345,7 +469,7 @@ PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel ker
 		return -1;
 	}
 	g->slot_pk[slot] = pk;
-	g->slot_pixel_only[slot] = kernel == PB_GPU_PIXEL_ONLY;
+	g->slot_kernel[slot] = kernel;
 	g->staged = 1;
 	return 0;
 }
@@ -367,7 +491,7 @@ PbGpuStartStaged(PbGpu *g, char *err, size_t err_len)
 	g->cur = 1 - g->cur;
 	g->h_in = g->h_slot[g->cur];
 	g->pk = g->slot_pk[g->cur];
-	g->pixel_only = g->slot_pixel_only[g->cur];
+	g->kernel = g->slot_kernel[g->cur];
 	g->nfound = 0;
 	return Launch(g, err, err_len);
 }
@@ -488,11 +612,11 @@ DevBytes(void *ctx, const PbDevicePart *parts, uint32_t n)
 	return PbGpuPartsBytes(parts, n);
 }
 
-/* PbPipeDevice.stage: pack the parts for the PixelBox kernel. */
+/* PbPipeDevice.stage: pack the parts for the context's kernel (PbGpuSetMethod). */
 static int
 DevStage(void *ctx, const PbDevicePart *parts, uint32_t n, char *err, size_t err_len)
 {
-	return PbGpuStage((PbGpu *) ctx, parts, n, PB_GPU_PIXELBOX, err, err_len);
+	return PbGpuStage((PbGpu *) ctx, parts, n, ((PbGpu *) ctx)->method, err, err_len);
 }
 
 /* PbPipeDevice.start: start the staged submission. */
@@ -521,6 +645,13 @@ static uint32_t
 DevFound(void *ctx, const PbDeviceFound **found)
 {
 	return PbGpuFoundPairs((const PbGpu *) ctx, found);
+}
+
+/* The kernel of the pipeline's submissions from now on. */
+extern "C" void
+PbGpuSetMethod(PbGpu *g, PbGpuKernel kernel)
+{
+	g->method = kernel;
 }
 
 /* The polygon side as the pipeline's device. */

@@ -65,6 +65,7 @@ OpenGpu(void *ctx, PbGpuUse use, PbGpu **g, char *why, size_t why_len)
 	if (gpu == NULL)
 		return PB_GPU_ABSENT;
 	PbGpuSetBudget(gpu, budget);
+	PbGpuSetMethod(gpu, (PbGpuKernel) pb_gpu_method);
 	*g = gpu;
 	return PB_GPU_OPENED;
 }

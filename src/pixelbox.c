@@ -14,6 +14,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "../cuda/pb_gpu.h"
 #include "parallel_handoff.h"
 #include "pixelbox.h"
 
@@ -21,6 +22,7 @@ PG_MODULE_MAGIC;
 
 int			pb_device = PB_DEVICE_AUTO;
 int			pb_cpu_method = PB_METHOD_AUTO;
+int			pb_gpu_method = PB_GPU_BITMAP;
 int			pb_batch_memory_kb = 16384;
 int			pb_gpu_memory_mb = 1024;
 int			pb_cpu_threads = 0;
@@ -107,6 +109,12 @@ static const struct config_enum_entry cpu_method_options[] = {
 	{NULL, 0, false}
 };
 
+static const struct config_enum_entry gpu_method_options[] = {
+	{"bitmap", PB_GPU_BITMAP, false},
+	{"pixelbox", PB_GPU_PIXELBOX, false},
+	{NULL, 0, false}
+};
+
 void		_PG_init(void);
 
 /*
@@ -125,6 +133,11 @@ _PG_init(void)
 							 "Exact engine for rectilinear integer pairs on the CPU.",
 							 "auto picks the fastest (edge-flag bitmaps, or an integer sweep for large windows); pixelbox is the paper's PixelBox-CPU. All give identical results; other pairs always use the general engine.",
 							 &pb_cpu_method, PB_METHOD_AUTO, cpu_method_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("pixelbox.gpu_method",
+							 "Exact kernel for rectilinear integer pairs on the GPU.",
+							 "bitmap computes edge-flag bitmaps in tiles, so a pair's cost follows its window; pixelbox is the paper's PixelBox kernel. Both give identical results.",
+							 &pb_gpu_method, PB_GPU_BITMAP, gpu_method_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("pixelbox.batch_memory",
 							"Memory for the pairs an aggregate batches before computing them.",

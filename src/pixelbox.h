@@ -56,6 +56,7 @@ extern int	pb_gpu_memory_mb;
 extern int	pb_cpu_threads;
 extern int	pb_gpu_fault;
 extern int	pb_cpu_method;
+extern int	pb_gpu_method;
 extern int	pb_batch_memory_kb;
 extern bool pb_force_ewkb;
 extern bool pb_migration;

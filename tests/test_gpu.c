@@ -1,8 +1,11 @@
 /*
- * test_gpu.c: the PixelBox kernel against PixelBox-CPU and independent
- * truths (pixel counts of random masks), on random and adversarial pairs:
- * tiny, huge windows, long thin, many vertices (more than the kernel keeps
- * in shared memory), self-crossing rings.  Then submissions of several
+ * test_gpu.c: the bitmap and PixelBox kernels against the CPU engines and
+ * independent truths (pixel counts of random masks), on random and
+ * adversarial pairs: tiny, huge windows, long thin, many vertices (more
+ * than the PixelBox kernel keeps in shared memory), self-crossing rings,
+ * and the heavy tails of real segmentations (a blob against hundreds of
+ * nuclei, 1,000,000-px windows, 10,000-vertex rings, every tile edge).
+ * Then submissions of several
  * parts: host pairs against the CPU engines, and the device MBR filter
  * against a brute-force CPU filter with PostGIS's float boxes and the
  * reference-point window (cut windows, empty and one-set parts, shapes it
@@ -57,29 +60,65 @@ RunGpu(const PbBatch *b, PbGpuKernel kernel)
 	return out;
 }
 
-/* Compare both kernels with PixelBox-CPU (and truth when given) on every pair. */
+/*
+ * Compare the GPU kernels (bitmap, PixelBox, and PixelOnly when truth is
+ * given) with the CPU engine method and with truth, on every pair.
+ */
 static void
-CheckBatch(const PbBatch *b, const int64_t *truth)
+CheckBatchWith(const PbBatch *b, const int64_t *truth, PbMethod method)
 {
 	PbScratch	sc;
+	int64_t    *bitmap = RunGpu(b, PB_GPU_BITMAP);
 	int64_t    *pbox = RunGpu(b, PB_GPU_PIXELBOX);
 	int64_t    *ponly = truth ? RunGpu(b, PB_GPU_PIXEL_ONLY) : NULL;
 
 	PbScratchInit(&sc, &PbMallocAllocator);
 	for (uint32_t i = 0; i < b->npairs; i++)
 	{
-		double		cpu = PbAreaPixelBox(&sc, b, &b->shapes[b->pairs[i].a], &b->shapes[b->pairs[i].b]);
+		double		cpu = PbIntersectionArea(&sc, b, b->pairs[i].a, b->pairs[i].b, method);
 
-		if ((double) pbox[i] != cpu)
-			pb_check_fail(__FILE__, __LINE__, "pair %u: GPU %lld, PixelBox-CPU %.17g", i,
-						  (long long) pbox[i], cpu);
+		if ((double) pbox[i] != cpu || (double) bitmap[i] != cpu)
+		{
+			pb_check_fail(__FILE__, __LINE__, "pair %u: GPU PixelBox %lld, bitmap %lld, CPU %.17g", i,
+						  (long long) pbox[i], (long long) bitmap[i], cpu);
+			break;
+		}
 		if (truth && (cpu != (double) truth[i] || ponly[i] != truth[i]))
+		{
 			pb_check_fail(__FILE__, __LINE__, "pair %u: truth %lld, CPU %.17g, PixelOnly %lld", i,
 						  (long long) truth[i], cpu, (long long) ponly[i]);
+			break;
+		}
 	}
 	PbScratchFree(&sc);
+	free(bitmap);
 	free(pbox);
 	free(ponly);
+}
+
+/* The GPU kernels against PixelBox-CPU (and truth when given). */
+static void
+CheckBatch(const PbBatch *b, const int64_t *truth)
+{
+	CheckBatchWith(b, truth, PB_METHOD_PIXELBOX);
+}
+
+/* Pixels set in both masks, ma with cell (0,0) at (ax, ay) and mb at (bx, by). */
+static int64_t
+MaskOverlap(const Mask *ma, int64_t ax, int64_t ay, const Mask *mb, int64_t bx, int64_t by)
+{
+	int64_t		n = 0;
+
+	for (int j = 0; j < ma->h; j++)
+		for (int i = 0; i < ma->w; i++)
+		{
+			int64_t		u = ax + i - bx,
+						v = ay + j - by;
+
+			n += ma->bit[j * ma->w + i] && u >= 0 && v >= 0 && u < mb->w && v < mb->h &&
+				mb->bit[v * mb->w + u];
+		}
+	return n;
 }
 
 /* A mask filled by one of a few random recipes. */
@@ -143,18 +182,7 @@ test_gpu_random_masks(void)
 		/* the kernel takes rectilinear integer shapes: skip empty masks */
 		if (b.shapes[sa].kind == PB_SHAPE_INT && b.shapes[sb].kind == PB_SHAPE_INT)
 		{
-			int64_t		n = 0;
-
-			for (int j = 0; j < ma.h; j++)
-				for (int i = 0; i < ma.w; i++)
-				{
-					int64_t		u = ax + i - bx,
-								v = ay + j - by;
-
-					n += ma.bit[j * ma.w + i] && u >= 0 && v >= 0 && u < mb.w && v < mb.h &&
-						mb.bit[v * mb.w + u];
-				}
-			truth[b.npairs] = n;
+			truth[b.npairs] = MaskOverlap(&ma, ax, ay, &mb, bx, by);
 			PbBatchAddPair(&b, sa, sb);
 		}
 		MaskFree(&ma);
@@ -235,6 +263,96 @@ test_gpu_adversarial(void)
 	}
 	CheckBatch(&b, NULL);
 	PbBatchFree(&b);
+	free(stair);
+	free(stair2);
+}
+
+/*
+ * Add the pair of masks ma at (ax, ay) and mb at (bx, by) with its pixel
+ * count to b and truth (when both trace to integer shapes).
+ */
+static void
+AddMaskPair(PbBatch *b, int64_t *truth, const Mask *ma, int64_t ax, int64_t ay,
+			const Mask *mb, int64_t bx, int64_t by, Rng *r)
+{
+	uint32_t	sa = DecodeMask(b, ma, ax, ay, r),
+				sb = DecodeMask(b, mb, bx, by, r);
+
+	if (b->shapes[sa].kind != PB_SHAPE_INT || b->shapes[sb].kind != PB_SHAPE_INT)
+		return;
+	truth[b->npairs] = MaskOverlap(ma, ax, ay, mb, bx, by);
+	PbBatchAddPair(b, sa, sb);
+}
+
+/* A w x h mask of random rectangles whose box is all of it (corners set). */
+static Mask
+FullBoxMask(Rng *r, int w, int h, int nrect)
+{
+	Mask		m = MaskNew(w, h);
+
+	MaskRects(&m, r, nrect);
+	m.bit[0] = 1;
+	m.bit[(size_t) (h - 1) * w + (w - 1)] = 1;
+	return m;
+}
+
+/*
+ * The bitmap kernel's heavy tails, against pixel counts and the CPU: one
+ * merged blob against hundreds of nuclei, 1,000,000-px windows, rings of
+ * 10,000 vertices, and windows one pixel either side of every tile width
+ * and height, all in one submission with tiny pairs.
+ */
+void
+test_gpu_bitmap_tails(void)
+{
+	static const int sides[] = {1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300};
+	const int	nsides = (int) (sizeof(sides) / sizeof(sides[0]));
+	Rng			r = {0xb17};
+	PbBatch		b;
+	int64_t    *truth = malloc(sizeof(int64_t) * 2000);
+	Mask		blob = FullBoxMask(&r, 1000, 1000, 60);
+	char	   *stair = Staircase(0, 0, 2500, 4);	/* 10,002 points */
+	char	   *stair2 = Staircase(3, -2, 2500, 4);
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	for (int k = 0; k < 400; k++)
+	{
+		Mask		nuc = MaskNew((int) RngRange(&r, 3, 25), (int) RngRange(&r, 3, 25));
+
+		FillMask(&nuc, &r);
+		AddMaskPair(&b, truth, &blob, 0, 0, &nuc, RngRange(&r, -20, 1000), RngRange(&r, -20, 1000), &r);
+		MaskFree(&nuc);
+	}
+	for (int k = 0; k < 6; k++)
+	{
+		Mask		m1 = FullBoxMask(&r, 1000, 1000, 30),
+					m2 = FullBoxMask(&r, 1000, 1000, 30);
+
+		AddMaskPair(&b, truth, &m1, 0, 0, &m2, k, -k, &r);
+		MaskFree(&m1);
+		MaskFree(&m2);
+	}
+	for (int i = 0; i < nsides; i++)
+		for (int j = 0; j < nsides; j++)
+		{
+			Mask		m1 = FullBoxMask(&r, sides[i], sides[j], 4),
+						m2 = MaskNew(sides[i], sides[j]);
+
+			MaskNoise(&m2, &r, 0.6);
+			AddMaskPair(&b, truth, &m1, 5, 9, &m2, 5, 9, &r);
+			MaskFree(&m1);
+			MaskFree(&m2);
+		}
+	CHECK(b.npairs > 550);
+	CheckBatchWith(&b, truth, PB_METHOD_AUTO);
+	PbBatchReset(&b);
+	PbBatchAddPair(&b, Wkt(&b, stair), Wkt(&b, stair2));
+	PbBatchAddPair(&b, Wkt(&b, stair), Wkt(&b, "POLYGON((100 100,1100 100,1100 1100,100 1100,100 100))"));
+	PbBatchAddPair(&b, Wkt(&b, stair), Wkt(&b, "POLYGON((4000 0,4003 0,4003 9000,4000 9000,4000 0))"));
+	CheckBatchWith(&b, NULL, PB_METHOD_AUTO);
+	PbBatchFree(&b);
+	MaskFree(&blob);
+	free(truth);
 	free(stair);
 	free(stair2);
 }
@@ -410,6 +528,19 @@ CheckParts(const PbDevicePart *parts, uint32_t nparts, PbGpuKernel kernel)
 }
 
 /*
+ * CheckParts with the bitmap kernel and with the PixelBox kernel; both
+ * must find the same pairs.  Returns how many.
+ */
+static uint32_t
+CheckPartsExact(const PbDevicePart *parts, uint32_t nparts)
+{
+	uint32_t	n = CheckParts(parts, nparts, PB_GPU_BITMAP);
+
+	CHECK_INT(CheckParts(parts, nparts, PB_GPU_PIXELBOX), n);
+	return n;
+}
+
+/*
  * Append n shapes with corners in [x0, x0 + span)^2 to b: traced random
  * masks up to maxw cells across; when mixed, every 7th is a double shape
  * (a triangle on half-integers) and every 13th an empty one, which the
@@ -530,7 +661,7 @@ test_gpu_parts_host_pairs(void)
 	parts[2] = HostPart(&b[2], b[2].pairs, NULL, 0);
 	parts[3] = HostPart(&b[3], own, NULL, 500);
 	parts[4] = HostPart(&b[2], b[2].pairs, NULL, b[2].npairs);
-	CheckParts(parts, 5, PB_GPU_PIXELBOX);
+	CheckPartsExact(parts, 5);
 	CheckParts(parts, 5, PB_GPU_PIXEL_ONLY);
 	for (int i = 0; i < 4; i++)
 		PbBatchFree(&b[i]);
@@ -565,13 +696,13 @@ test_gpu_filter_parts(void)
 	AddShapes(&far, &r, 300, -1000000000, 100000000, 2000, 40, 1);
 
 	parts[0] = FilterPart(&b, 700, all_plane);
-	CHECK((nall = CheckParts(parts, 1, PB_GPU_PIXELBOX)) > 200);
+	CHECK((nall = CheckPartsExact(parts, 1)) > 200);
 	/* quadrants split at x = 300, y = 250 (integers: many boxes start there) */
 	parts[0] = FilterPart(&b, 700, (PbBox) {-INFINITY, -INFINITY, 300, 250});
 	parts[1] = FilterPart(&b, 700, (PbBox) {300, -INFINITY, INFINITY, 250});
 	parts[2] = FilterPart(&b, 700, (PbBox) {-INFINITY, 250, 300, INFINITY});
 	parts[3] = FilterPart(&b, 700, (PbBox) {300, 250, INFINITY, INFINITY});
-	CHECK_INT(CheckParts(parts, 4, PB_GPU_PIXELBOX), nall);
+	CHECK_INT(CheckPartsExact(parts, 4), nall);
 	parts[4] = FilterPart(&b, 700, (PbBox) {100.5, -INFINITY, 300.25, 250});
 	parts[5] = FilterPart(&none, 0, all_plane);
 	parts[6] = FilterPart(&b, 0, all_plane);
@@ -581,9 +712,9 @@ test_gpu_filter_parts(void)
 	parts[10] = FilterPart(&far, 300, (PbBox) {-1e9 + 1000, -INFINITY, 100000200, INFINITY});
 	parts[11] = FilterPart(&b, 1, all_plane);
 	parts[12] = FilterPart(&b, b.nshapes - 1, (PbBox) {0, 0, 300, 300});
-	CheckParts(parts, 13, PB_GPU_PIXELBOX);
+	CheckPartsExact(parts, 13);
 	/* the empty and one-set parts alone: nothing found */
-	CHECK_INT(CheckParts(parts + 5, 4, PB_GPU_PIXELBOX), 0);
+	CHECK_INT(CheckPartsExact(parts + 5, 4), 0);
 	PbBatchFree(&b);
 	PbBatchFree(&none);
 	PbBatchFree(&far);
@@ -654,7 +785,7 @@ test_gpu_parts_borrowed_arrays(void)
 	parts[1] = HostPart(&v[1], v[1].pairs, NULL, v[1].npairs);
 	parts[2] = FilterPart(&v[2], 0, all_plane);
 	CHECK(parts[0].nipts < src.nipts / 2 + 1);
-	CHECK(CheckParts(parts, 3, PB_GPU_PIXELBOX) > 100);
+	CHECK(CheckPartsExact(parts, 3) > 100);
 	CheckParts(parts + 1, 1, PB_GPU_PIXEL_ONLY);
 	for (int i = 0; i < 3; i++)
 		ViewFree(&v[i]);
@@ -711,7 +842,7 @@ test_gpu_stage_while_running(void)
 
 	CHECK_INT(PbGpuStage(gpu, &host, 1, PB_GPU_PIXELBOX, err, sizeof(err)), 0);
 	CHECK_INT(PbGpuStartStaged(gpu, err, sizeof(err)), 0);
-	CHECK_INT(PbGpuStage(gpu, &filt, 1, PB_GPU_PIXELBOX, err, sizeof(err)), 0);
+	CHECK_INT(PbGpuStage(gpu, &filt, 1, PB_GPU_BITMAP, err, sizeof(err)), 0);
 	if (WaitGpu(gpu) && want_areas != NULL)
 	{
 		areas = PbGpuResults(gpu);
@@ -777,7 +908,7 @@ test_gpu_filter_reference_point(void)
 	Wkt(&b, "POLYGON((10 0,20 0,20 10,10 10,10 0))");
 	for (int p = 0; p < 8; p++)
 		parts[p] = FilterPart(&b, 1, windows[p]);
-	CHECK_INT(CheckParts(parts, 8, PB_GPU_PIXELBOX), 7);
+	CHECK_INT(CheckPartsExact(parts, 8), 7);
 	if (Gpu() != NULL)
 		out = RunPartsOn(gpu, parts, 8, PB_GPU_PIXELBOX, &found, &nfound, err, sizeof(err));
 	CHECK(out != NULL);
@@ -846,20 +977,20 @@ test_gpu_filter_overflow(void)
 	parts[2] = HostPart(&b, b.pairs, NULL, b.npairs);
 	/* the first room cannot hold them: this is an overflow */
 	CHECK(PbGpuPartsBytes(parts + 1, 1) < 90000 * sizeof(PbDeviceFound));
-	CHECK_INT(CheckParts(parts, 3, PB_GPU_PIXELBOX), 90000);
+	CHECK_INT(CheckPartsExact(parts, 3), 90000);
 	/* again on the grown buffers, then a small submission */
 	CHECK_INT(CheckParts(parts, 3, PB_GPU_PIXEL_ONLY), 90000);
-	CheckParts(parts, 1, PB_GPU_PIXELBOX);
+	CheckPartsExact(parts, 1);
 
 	tight = PbGpuOpen(PbGpuPartsBytes(parts, 2), err, sizeof(err));
 	CHECK(tight != NULL);
 	if (tight != NULL)
 	{
-		out = RunPartsOn(tight, parts, 2, PB_GPU_PIXELBOX, &found, &nfound, err, sizeof(err));
+		out = RunPartsOn(tight, parts, 2, PB_GPU_BITMAP, &found, &nfound, err, sizeof(err));
 		CHECK(out == NULL);
 		CHECK_STR_HAS(err, "budget");
 		/* the handle still works for what fits */
-		out = RunPartsOn(tight, parts, 1, PB_GPU_PIXELBOX, &found, &nfound, err, sizeof(err));
+		out = RunPartsOn(tight, parts, 1, PB_GPU_BITMAP, &found, &nfound, err, sizeof(err));
 		CHECK(out != NULL);
 		free(out);
 		free(found);
@@ -896,7 +1027,7 @@ test_gpu_parts_mixed(void)
 	parts[4] = FilterPart(&b[2], 300, (PbBox) {2100, -1000, 2200.5, -800});
 	parts[5] = HostPart(&b[0], b[0].pairs, NULL, b[0].npairs);
 	parts[6] = FilterPart(&b[1], 200, (PbBox) {1150, -INFINITY, INFINITY, INFINITY});
-	CHECK(CheckParts(parts, 7, PB_GPU_PIXELBOX) > 50);
+	CHECK(CheckPartsExact(parts, 7) > 50);
 	CheckParts(parts, 7, PB_GPU_PIXEL_ONLY);
 	for (int i = 0; i < 3; i++)
 		PbBatchFree(&b[i]);

@@ -207,6 +207,7 @@
 #define PB_GPU_TESTS(X) \
 	X(test_gpu_random_masks) \
 	X(test_gpu_adversarial) \
+	X(test_gpu_bitmap_tails) \
 	X(test_gpu_budget_error) \
 	X(test_gpu_parts_host_pairs) \
 	X(test_gpu_filter_parts) \

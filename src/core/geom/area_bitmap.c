@@ -9,13 +9,15 @@
  * whatever their lengths.  A prefix XOR along each row then leaves exactly
  * the pixels whose centres are inside the shape (even-odd rule), and the
  * area is the popcount of the AND of the two bitmaps.  Pixels are unit
- * squares, so this is exact.  A window beyond PB_BITMAP_HARD_WORDS (only a
- * forced method gets there) goes to the sweep, which gives the same answer
- * without the memory.
+ * squares, so this is exact.  The per-edge and per-word rules are those
+ * of bitmap_rules.h, which the GPU's bitmap kernel applies too.  A window
+ * beyond PB_BITMAP_HARD_WORDS (only a forced method gets there) goes to
+ * the sweep, which gives the same answer without the memory.
  */
 #include <string.h>
 
 #include "batch.h"
+#include "bitmap_rules.h"
 #include "ring_edges.h"
 
 /* Largest bitmap this engine builds, in 64-bit words per shape (32 MB). */
@@ -34,7 +36,8 @@ typedef struct IWindow
 
 /*
  * Flip the edge flags of every vertical edge of shape s into bits at its
- * first row and the row past its last (none past the window's top).
+ * first row and the row past its last (none past the window's top), by
+ * the rule of bitmap_rules.h.
  */
 static void
 FillFlags(uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
@@ -42,46 +45,20 @@ FillFlags(uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
 {
 	PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
 	PbIntEdge	e;
+	PbEdgeFlags f;
+	int64_t		rows = w->y1 - w->y0;
 
 	while (PbEdgeWalkNextInt(&walk, &e))
 	{
-		int64_t		x = e.x0,
-					ya = e.y0,
-					yb = e.y1;
-		int64_t		col,
-					lo,
-					hi;
 		uint64_t	bit;
 
-		if (x != e.x1 || ya == yb || x >= w->x1)
+		if (!PbBitmapEdgeFlags(e.x0, e.y0, e.x1, e.y1, w->x0, w->y0, w->x1, w->y1, &f))
 			continue;
-		col = x > w->x0 ? x - w->x0 : 0;
-		lo = (ya < yb ? ya : yb);
-		hi = (ya < yb ? yb : ya);
-		if (lo < w->y0)
-			lo = w->y0;
-		if (hi > w->y1)
-			hi = w->y1;
-		if (lo >= hi)
-			continue;
-		bit = (uint64_t) 1 << (col & 63);
-		bits[(size_t) (lo - w->y0) * nw + (size_t) (col >> 6)] ^= bit;
-		if (hi < w->y1)
-			bits[(size_t) (hi - w->y0) * nw + (size_t) (col >> 6)] ^= bit;
+		bit = (uint64_t) 1 << (f.col & 63);
+		bits[(size_t) f.row_lo * nw + (size_t) (f.col >> 6)] ^= bit;
+		if (f.row_hi < rows)
+			bits[(size_t) f.row_hi * nw + (size_t) (f.col >> 6)] ^= bit;
 	}
-}
-
-/* Turn a word of edge flags into inside bits, given the parity carried in. */
-static inline uint64_t
-PrefixXor(uint64_t v, uint64_t carry)
-{
-	v ^= v << 1;
-	v ^= v << 2;
-	v ^= v << 4;
-	v ^= v << 8;
-	v ^= v << 16;
-	v ^= v << 32;
-	return carry ? ~v : v;
 }
 
 /* Exact area of p ∩ q for two PB_SHAPE_INT shapes with overlapping boxes. */
@@ -110,7 +87,7 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 	memset(bp, 0, 2 * words * sizeof(uint64_t));
 	FillFlags(bp, nw, b, p, &w);
 	FillFlags(bq, nw, b, q, &w);
-	lastmask = ((w.x1 - w.x0) & 63) ? (((uint64_t) 1 << ((w.x1 - w.x0) & 63)) - 1) : ~(uint64_t) 0;
+	lastmask = PbBitmapLastMask(w.x1 - w.x0);
 	for (size_t row = 0; row < words; row += nw)
 	{
 		uint64_t	cp = 0,
@@ -121,8 +98,8 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 			/* down the column first: this row's flags from the one above */
 			uint64_t	fp = row ? (bp[row + k] ^= bp[row - nw + k]) : bp[k];
 			uint64_t	fq = row ? (bq[row + k] ^= bq[row - nw + k]) : bq[k];
-			uint64_t	vp = PrefixXor(fp, cp);
-			uint64_t	vq = PrefixXor(fq, cq);
+			uint64_t	vp = PbBitmapPrefixXor(fp, cp);
+			uint64_t	vq = PbBitmapPrefixXor(fq, cq);
 			uint64_t	both = vp & vq;
 
 			cp = vp >> 63;

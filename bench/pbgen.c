@@ -56,7 +56,8 @@
  * the order of their first pixel, row-major) and traced (step 4) on their
  * own, so an object crossing a tile edge is cut there, as tile-wise
  * segmentation cuts it.  The slide is as many tiles wide as makes it
- * roughly square.
+ * roughly square; of the last tile, set b gets the labels whose first
+ * pixel comes no later than that of set a's last one.
  *
  * Objects of a tile are emitted in (centre y, centre x) order; set a stops
  * exactly at N polygons, and set b covers the same objects of the last tile.

@@ -241,7 +241,9 @@ def features(polys_a, polys_b, tiles):
 def main():
     tmp = tempfile.mkdtemp(prefix="pb_check_realgen_")
     try:
-        subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "bench/pbgen"], check=True)
+        pg_config = os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config")
+        subprocess.run(["make", "-s", "--no-print-directory", "-C", ROOT, "PG_CONFIG=" + pg_config,
+                        "bench/pbgen"], check=True)
         a, b = os.path.join(tmp, "a.txt"), os.path.join(tmp, "b.txt")
         realgen("--polygons", str(POLYGONS), "--seed", str(SEED), "--out-a", a, "--out-b", b)
         check_bytes(tmp, a, b)

@@ -53,7 +53,7 @@ PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-in
 REGRESS = $(basename $(notdir $(sort $(wildcard sql_tests/*.sql))))
 REGRESS_OPTS = --inputdir=build/regress --outputdir=build/regress --no-locale
 
-EXTRA_CLEAN = build src/client/pb_load cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/bench_core bench/bench_gpu \
+EXTRA_CLEAN = build src/client/pb_load cuda/pb_gpu_none.o cuda/pb_raster_gpu_none.o tests/pb_core_tests tests/pb_gpu_tests bench/pbgen bench/pbstats bench/bench_core bench/bench_gpu \
 	bench/bench_raster bench/bench_watershed bench/bench_tiling bench/bench_pipeline bench/bench_long
 
 # no LLVM bitcode: JIT inlining of this module is not worth a clang dependency

@@ -48,6 +48,17 @@
  * only the pixel grid gets relatively finer.  The numbers above are those
  * at the default, which reproduces the unscaled model byte for byte.
  *
+ * Label images.  With --labels-a/--labels-b/--labels-size the tissue and
+ * segmentations of steps 1-2 come instead from two label images of one
+ * real image (bench/realgen makes them): the slide is tiled with copies of
+ * the image, each a symmetry (mirrors, and transposes for a square image)
+ * drawn from (seed, tile), and each tile's labels are cleaned (step 3, in
+ * the order of their first pixel, row-major) and traced (step 4) on their
+ * own, so an object crossing a tile edge is cut there, as tile-wise
+ * segmentation cuts it.  The slide is as many tiles wide as makes it
+ * roughly square; of the last tile, set b gets the labels whose first
+ * pixel comes no later than that of set a's last one.
+ *
  * Objects of a tile are emitted in (centre y, centre x) order; set a stops
  * exactly at N polygons, and set b covers the same objects of the last tile.
  * Only integer arithmetic is used, so the bytes depend on nothing but
@@ -93,7 +104,8 @@ enum
 enum
 {
 	STREAM_TILE = 1,
-	STREAM_SEG = 2
+	STREAM_SEG = 2,   /* + SET_A or SET_B */
+	STREAM_LAYOUT = 4 /* label images: each tile's symmetry */
 };
 enum
 {
@@ -136,7 +148,7 @@ typedef struct
 	int32_t k;                     /* linear scale, Q16 (ONE at DEF_AREA) */
 	int area;                      /* A, px^2 */
 	int tile;                      /* tile side, GRID * cell, px */
-	size_t stride;                 /* tile as size_t: label image row */
+	size_t stride;                 /* label image row: tile, or label tile + 2 */
 	int cell;                      /* hard-core grid cell, ceil(CELL k) px */
 	int margin;                    /* centres keep this far from edges, px */
 	int target_lo, target_hi;      /* nuclei per tile, same per px^2 */
@@ -224,7 +236,9 @@ typedef struct
 	uint64_t n, seed;
 	int scale, smooth, set; /* set: SET_* */
 	const char *out_a, *out_b;
-	int area; /* --nucleus-area, px^2 */
+	int area;                      /* --nucleus-area, px^2 */
+	const char *labels_a, *labels_b; /* --labels-a, --labels-b */
+	int lw, lh;                      /* --labels-size, px */
 } Opts;
 
 /* Print a message and exit with status 2 (the tool's only failure code). */
@@ -1206,6 +1220,22 @@ pass_b(Ctx *c, Out *ob, uint64_t *id, int cut, int64_t ox, int64_t oy,
 	}
 }
 
+/* Free every buffer of the context. */
+static void
+ctx_free(Ctx *c)
+{
+	free(c->img);
+	free(c->nuc);
+	free(c->order);
+	free(c->next);
+	free(c->box);
+	free(c->mask);
+	free(c->comp);
+	free(c->stack);
+	free(c->v);
+	free(c->ring_end);
+}
+
 /* Generate tiles until set a holds opt->n polygons. */
 static void
 generate(const Opts *opt, Out *oa, Out *ob)
@@ -1232,16 +1262,209 @@ generate(const Opts *opt, Out *oa, Out *ob)
 			pass_b(&c, ob, &id_b, cut, ox, oy, opt);
 		}
 	}
-	free(c.img);
-	free(c.nuc);
-	free(c.order);
-	free(c.next);
-	free(c.box);
-	free(c.mask);
-	free(c.comp);
-	free(c.stack);
-	free(c.v);
-	free(c.ring_end);
+	ctx_free(&c);
+}
+
+/* ---- label images (--labels-a, --labels-b) ---------------------------- */
+
+/* Two segmentations of one image as compact labels 1..nlab (0 background),
+ * row-major, w x h px. */
+typedef struct
+{
+	uint32_t *lab[2]; /* SET_A, SET_B */
+	uint32_t nlab[2];
+	int w, h;
+} Labels;
+
+/* Compare two uint32 values for qsort and bsearch. */
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Read a raw little-endian uint32 label image of w x h px, or die. */
+static uint32_t *
+read_labels(const char *path, int w, int h)
+{
+	size_t n = (size_t)w * (size_t)h;
+	uint32_t *img = malloc(n * sizeof *img);
+	uint8_t *raw = malloc(n * 4);
+	FILE *f = fopen(path, "rb");
+	if (!img || !raw)
+		die("%s", "out of memory", NULL);
+	if (!f)
+		die("cannot open '%s'", path, strerror(errno));
+	size_t got = fread(raw, 4, n, f);
+	if (ferror(f))
+		die("cannot read '%s'", path, strerror(errno));
+	if (got != n || fgetc(f) != EOF)
+		die("'%s' is not w x h little-endian uint32 labels (--labels-size)",
+		    path, NULL);
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		img[i] = (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
+		         (uint32_t)raw[4 * i + 2] << 16 | (uint32_t)raw[4 * i + 3] << 24;
+	free(raw);
+	return img;
+}
+
+/* Renumber the labels of img (n px) to 1..K in the order of their values,
+ * so per-label arrays stay small whatever the file's values; returns K. */
+static uint32_t
+compact_labels(uint32_t *img, size_t n)
+{
+	uint32_t *vals = malloc(n * sizeof *vals), k = 0;
+	if (!vals)
+		die("%s", "out of memory", NULL);
+	memcpy(vals, img, n * sizeof *vals);
+	qsort(vals, n, sizeof *vals, cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (vals[i] && (k == 0 || vals[i] != vals[k - 1]))
+			vals[k++] = vals[i];
+	for (size_t i = 0; i < n; i++)
+		if (img[i])
+			img[i] = 1 + (uint32_t)((uint32_t *)bsearch(&img[i], vals, k,
+			                                            sizeof *vals, cmp_u32) -
+			                        vals);
+	free(vals);
+	return k;
+}
+
+/* Load both label images of the options into L. */
+static void
+load_labels(Labels *L, const Opts *opt)
+{
+	const char *path[2] = {opt->labels_a, opt->labels_b};
+	L->w = opt->lw;
+	L->h = opt->lh;
+	for (int s = 0; s < 2; s++)
+	{
+		L->lab[s] = read_labels(path[s], L->w, L->h);
+		L->nlab[s] = compact_labels(L->lab[s], (size_t)L->w * (size_t)L->h);
+	}
+}
+
+/* Symmetry of tile t: 0..7 for square images (bit 0 mirrors x, bit 1
+ * mirrors y, bit 2 transposes), 0..3 otherwise; drawn from the seed. */
+static int
+tile_variant(const Labels *L, uint64_t seed, uint64_t t)
+{
+	Rng r;
+	rng_seed(&r, seed, STREAM_LAYOUT, t, 0);
+	return rng_below(&r, L->w == L->h ? 8 : 4);
+}
+
+/* Copy segmentation seg of L into c->img as seen under symmetry v, inside a
+ * 1 px background border (cleaning looks one pixel around each label), with
+ * each label's box and, in c->order, the labels in the order of their first
+ * pixel (key: that pixel's row-major index in the tile << 32 | label). */
+static void
+load_tile(Ctx *c, const Labels *L, int seg, int v)
+{
+	const uint32_t *src = L->lab[seg];
+	int w = L->w, h = L->h;
+	memset(c->img, 0, SZ.stride * (size_t)(h + 2) * sizeof *c->img);
+	reserve(&c->box, &c->cap_box, (int)L->nlab[seg] + 1, sizeof *c->box);
+	reserve(&c->order, &c->cap_order, (int)L->nlab[seg], sizeof *c->order);
+	for (uint32_t i = 0; i <= L->nlab[seg]; i++)
+		c->box[i] = (Box){w + 2, h + 2, -1, -1};
+	c->n = 0;
+	for (int y = 0; y < h; y++)
+		for (int x = 0; x < w; x++)
+		{
+			int sx = v & 4 ? y : x, sy = v & 4 ? x : y;
+			if (v & 1)
+				sx = w - 1 - sx;
+			if (v & 2)
+				sy = h - 1 - sy;
+			uint32_t lab = src[(size_t)sy * (size_t)w + (size_t)sx];
+			if (!lab)
+				continue;
+			c->img[(size_t)(y + 1) * SZ.stride + (size_t)(x + 1)] = lab;
+			if (c->box[lab].x0 > c->box[lab].x1)
+				c->order[c->n++] = ((uint64_t)y * (uint64_t)w + (uint64_t)x)
+				                       << 32 |
+				                   lab;
+			box_add(&c->box[lab], x + 1, y + 1);
+		}
+}
+
+/* Clean and write the tile's labels in c->order whose key is at most
+ * `limit`, until `want` survive (counted in *got); to o when not NULL.
+ * (ox, oy) is the slide position of the bordered tile's pixel (0,0).
+ * Returns the key of the last survivor. */
+static uint64_t
+pass_labels(Ctx *c, Out *o, uint64_t *id, uint64_t want, uint64_t limit,
+            uint64_t *got, int64_t ox, int64_t oy, const Opts *opt)
+{
+	Win w;
+	uint64_t last = 0;
+	*got = 0;
+	for (int k = 0; k < c->n && (c->order[k] >> 32) <= limit; k++)
+	{
+		if (!clean_label(c, (uint32_t)c->order[k], &w))
+			continue;
+		if (o)
+			emit(o, c, &w, ++*id, ox, oy, opt);
+		last = c->order[k] >> 32;
+		if (++*got == want)
+			break;
+	}
+	return last;
+}
+
+/* Tiles per slide row for n polygons of set a: a roughly square slide of
+ * tiles holding as many labels as the image. */
+static uint64_t
+label_tiles_per_row(const Labels *L, uint64_t n)
+{
+	uint64_t per = L->nlab[SET_A] ? L->nlab[SET_A] : 1;
+	uint64_t px2 = (n + per - 1) / per * (uint64_t)L->w * (uint64_t)L->h;
+	uint64_t w = (isqrt(px2) + (uint64_t)L->w / 2) / (uint64_t)L->w;
+	return w ? w : 1;
+}
+
+/* Lay the label images out as tiles of a slide (row-major, each tile one
+ * symmetry of the image, traced on its own so objects end at its edges)
+ * until set a holds opt->n polygons; set b covers the same tiles, and of
+ * the last tile the labels that start (first pixel) no later than set a's
+ * last one. */
+static void
+generate_labels(const Opts *opt, Out *oa, Out *ob)
+{
+	Ctx c;
+	Labels L;
+	memset(&c, 0, sizeof c);
+	load_labels(&L, opt);
+	SZ.stride = (size_t)L.w + 2;
+	c.img = malloc(SZ.stride * (size_t)(L.h + 2) * sizeof *c.img);
+	if (!c.img)
+		die("%s", "out of memory", NULL);
+	uint64_t tw = label_tiles_per_row(&L, opt->n), done = 0, id_a = 0,
+	         id_b = 0;
+	for (uint64_t t = 0; done < opt->n; t++)
+	{
+		int64_t ox = (int64_t)(t % tw) * L.w - 1;
+		int64_t oy = (int64_t)(t / tw) * L.h - 1;
+		int v = tile_variant(&L, opt->seed, t);
+		uint64_t got, nb, cut;
+		load_tile(&c, &L, SET_A, v);
+		cut = pass_labels(&c, oa, &id_a, opt->n - done, UINT64_MAX, &got, ox,
+		                  oy, opt);
+		if (got < opt->n - done)
+			cut = UINT64_MAX;
+		done += got;
+		if (ob)
+		{
+			load_tile(&c, &L, SET_B, v);
+			pass_labels(&c, ob, &id_b, UINT64_MAX, cut, &nb, ox, oy, opt);
+		}
+	}
+	ctx_free(&c);
+	free(L.lab[0]);
+	free(L.lab[1]);
 }
 
 /* Print the usage text. */
@@ -1251,8 +1474,9 @@ usage(FILE *f)
 	fputs(
 	    "usage: pbgen --polygons N [--seed S] [--scale K] "
 	    "[--style rect|smooth]\n"
-	    "             [--nucleus-area A] "
-	    "(--set a|b | --out-a FILE --out-b FILE)\n"
+	    "             [--nucleus-area A | --labels-a FILE --labels-b FILE "
+	    "--labels-size WxH]\n"
+	    "             (--set a|b | --out-a FILE --out-b FILE)\n"
 	    "\n"
 	    "Generate two segmentations (a, b) of one synthetic tissue image as\n"
 	    "lines \"id<TAB>WKT POLYGON\", ready for COPY into PostgreSQL.\n"
@@ -1270,6 +1494,12 @@ usage(FILE *f)
 	    "  --set a|b      write that set to stdout\n"
 	    "  --out-a FILE   write set a to FILE (with --out-b)\n"
 	    "  --out-b FILE   write set b to FILE (with --out-a)\n"
+	    "  --labels-a FILE --labels-b FILE --labels-size WxH\n"
+	    "                 instead of the synthetic tissue, tile a slide with\n"
+	    "                 these two segmentations of one image (raw\n"
+	    "                 little-endian uint32 labels, W x H px, 0 = none),\n"
+	    "                 each tile a symmetry of the image drawn from the\n"
+	    "                 seed (bench/realgen makes them from a real image)\n"
 	    "  --help         show this text\n",
 	    f);
 }
@@ -1291,6 +1521,22 @@ parse_uint(const char *s, const char *name, uint64_t lo, uint64_t hi)
 	return v;
 }
 
+/* Parse --labels-size "WxH" (each 1..16384 px) into opt, or die. */
+static void
+parse_size(const char *s, Opts *opt)
+{
+	char *end;
+	long w = strtol(s, &end, 10), h = 0;
+	if (*s >= '0' && *s <= '9' && *end == 'x' && end[1] >= '0' &&
+	    end[1] <= '9')
+		h = strtol(end + 1, &end, 10);
+	if (*end || w < 1 || w > 16384 || h < 1 || h > 16384)
+		die("invalid --labels-size '%s' (expected WxH, 1..16384 each)", s,
+		    NULL);
+	opt->lw = (int)w;
+	opt->lh = (int)h;
+}
+
 /* Parse the command line into opt, dying with status 2 on any problem. */
 static void
 parse_args(int argc, char **argv, Opts *opt)
@@ -1304,10 +1550,13 @@ parse_args(int argc, char **argv, Opts *opt)
 	    {"out-a", required_argument, 0, 'a'},
 	    {"out-b", required_argument, 0, 'b'},
 	    {"nucleus-area", required_argument, 0, 'A'},
+	    {"labels-a", required_argument, 0, 'L'},
+	    {"labels-b", required_argument, 0, 'M'},
+	    {"labels-size", required_argument, 0, 'W'},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
-	int ch, have_n = 0;
-	*opt = (Opts){0, 1, 1, 0, SET_NONE, NULL, NULL, DEF_AREA};
+	int ch, have_n = 0, have_area = 0;
+	*opt = (Opts){.seed = 1, .scale = 1, .set = SET_NONE, .area = DEF_AREA};
 	while ((ch = getopt_long(argc, argv, "", LONG, NULL)) != -1)
 	{
 		switch (ch)
@@ -1336,6 +1585,16 @@ parse_args(int argc, char **argv, Opts *opt)
 			case 'A':
 				opt->area = (int)parse_uint(optarg, "nucleus-area", MIN_AREA,
 				                            MAX_AREA);
+				have_area = 1;
+				break;
+			case 'L':
+				opt->labels_a = optarg;
+				break;
+			case 'M':
+				opt->labels_b = optarg;
+				break;
+			case 'W':
+				parse_size(optarg, opt);
 				break;
 			case 'a':
 				opt->out_a = optarg;
@@ -1355,6 +1614,13 @@ parse_args(int argc, char **argv, Opts *opt)
 		die("unexpected argument '%s'", argv[optind], NULL);
 	if (!have_n)
 		die("%s", "missing required option --polygons", NULL);
+	if ((opt->labels_a || opt->labels_b || opt->lw) &&
+	    !(opt->labels_a && opt->labels_b && opt->lw))
+		die("%s", "need all of --labels-a, --labels-b and --labels-size",
+		    NULL);
+	if (opt->labels_a && have_area)
+		die("%s", "--nucleus-area cannot be combined with label images",
+		    NULL);
 	if (opt->set >= 0 && (opt->out_a || opt->out_b))
 		die("%s", "--set cannot be combined with --out-a/--out-b", NULL);
 	if (opt->set < 0 && !(opt->out_a && opt->out_b))
@@ -1416,7 +1682,10 @@ main(int argc, char **argv)
 		else
 			pb = o;
 	}
-	generate(&opt, pa, pb);
+	if (opt.labels_a)
+		generate_labels(&opt, pa, pb);
+	else
+		generate(&opt, pa, pb);
 	if (pa)
 		close_out(pa);
 	if (pb)

@@ -3,7 +3,8 @@ the tools users have write it, and the independent truth to check against.
 
 Segmentations come from a real pathology image (scikit-image's IHC image,
 which Debian ships), segmented two ways so that they disagree as two real
-algorithms do (touching nuclei, merged blobs, holes); generated label images
+algorithms do (touching nuclei, merged blobs, holes; ihc_segment.py, which
+bench/realgen shares); generated label images
 add shapes the real ones may lack (several parts per label, nested objects).
 Files are written with GDAL (TIFF, PNG; truth polygons by GDAL's Polygonize)
 and OpenCV (HoVer-Net's contours), never with pixelbox's own code.  Without
@@ -18,7 +19,9 @@ import uuid
 
 import numpy as np
 from scipy import ndimage as ndi
-from skimage import color, data, feature, filters, morphology, segmentation
+from skimage import segmentation
+
+from ihc_segment import ihc_segmentations  # noqa: F401  (the fixtures' real image)
 
 try:        # GDAL writes the files and the truth; the GPU machine has none
     from osgeo import gdal, ogr
@@ -29,55 +32,6 @@ except ImportError:
 
 CLASSES = ("Tumor", "Stroma", "Immune cells")
 CLASS_COLOURS = {"Tumor": [200, 0, 0], "Stroma": [150, 200, 150], "Immune cells": [160, 90, 160]}
-
-
-def _segment(hematoxylin, sigma, threshold_scale, min_distance, min_size):
-    """Label nuclei of a hematoxylin channel: smoothed Otsu mask, split by a
-    watershed of its distance transform from local maxima (the classic
-    pipeline, as many labs run it)."""
-    smooth = filters.gaussian(hematoxylin, sigma=sigma)
-    mask = smooth > filters.threshold_otsu(smooth) * threshold_scale
-    mask = morphology.remove_small_objects(mask, min_size)
-    dist = ndi.distance_transform_edt(mask)
-    peaks = feature.peak_local_max(dist, min_distance=min_distance, labels=ndi.label(mask)[0],
-                                   exclude_border=False)
-    markers = np.zeros(mask.shape, np.int32)
-    markers[tuple(peaks.T)] = np.arange(1, len(peaks) + 1)
-    labels = segmentation.watershed(-dist, markers, mask=mask)
-    return labels.astype(np.uint32)
-
-
-def _mirror(labels, size):
-    """Mirror a label image to size x size (as slides repeat tissue), each
-    copy's labels offset so that every object keeps a label of its own."""
-    h, w = labels.shape
-    out = np.zeros((size, size), np.uint32)
-    step = int(labels.max())
-    k = 0
-    for r0 in range(0, size, h):
-        for c0 in range(0, size, w):
-            tile = labels
-            if (r0 // h) % 2:
-                tile = tile[::-1, :]
-            if (c0 // w) % 2:
-                tile = tile[:, ::-1]
-            part = tile[:min(h, size - r0), :min(w, size - c0)]
-            out[r0:r0 + part.shape[0], c0:c0 + part.shape[1]] = np.where(part > 0, part + k * step, 0)
-            k += 1
-    return out
-
-
-def ihc_segmentations(size=512):
-    """Two label images (uint32, 0 = background) of scikit-image's real IHC
-    image: a = a fine segmentation, b = a coarser one (more merged blobs,
-    lower threshold), mirrored to size x size."""
-    hed = color.rgb2hed(data.immunohistochemistry())
-    h = hed[..., 0]
-    a = _segment(h, sigma=1.0, threshold_scale=1.0, min_distance=5, min_size=20)
-    b = _segment(h, sigma=2.0, threshold_scale=0.9, min_distance=9, min_size=30)
-    if size != a.shape[0]:
-        a, b = _mirror(a, size), _mirror(b, size)
-    return a, b
 
 
 def generated_labels(size=256, seed=0):

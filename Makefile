@@ -13,7 +13,7 @@ CORE_HDRS = $(wildcard src/core/*/*.h)
 # they are read with: json-c (PostGIS's own JSON library), libtiff, libpng
 FORMAT_SRCS = $(wildcard src/core/formats/*.c)
 FORMAT_LIBS = -ljson-c -ltiff -lpng
-GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/pair_functions.c \
+GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/geom_memo.c src/pair_functions.c \
 	src/compare_agg.c src/device.c src/set_compare.c src/parallel_handoff.c src/file_input.c \
 	src/pair_rows.c src/test_seams.c \
 	src/pipeline_run.c src/pipe_seams.c src/tile_compare.c src/raster_io.c src/raster_run.c \

@@ -3,7 +3,9 @@
  *
  * Both share one transition state: rows are decoded into a PbBatch, and
  * when the batch reaches its memory budget its pairs are computed and
- * folded into exact, order-independent totals.  With a GPU the state holds
+ * folded into exact, order-independent totals.  A geometry repeated row
+ * after row (the outer side of a nested-loop join) is decoded once per
+ * batch (geom_memo.c), its pairs sharing the shape.  With a GPU the state holds
  * two batches: while the GPU computes one (its rectilinear integer pairs;
  * the others are computed on the CPU at once), the backend decodes rows
  * into the other; results are folded when the next batch is ready and at
@@ -45,6 +47,8 @@ typedef struct PbAggState
 	PbScratch	scratch;
 	PbCompareAcc acc;			/* totals of the computed pairs */
 	const char *caller;			/* the aggregate's name, for messages */
+	uint64		serial;			/* fills of batch[cur] so far */
+	PbGeomMemo	memo[2];		/* each argument's last value in this fill */
 } PbAggState;
 
 /* The calling aggregate's name, or a generic one. */
@@ -242,8 +246,10 @@ pb_compare_transfn(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_POINTER(s);
 	b = &s->batch[s->cur];
-	ia = PbDecodeGeometryArg(fcinfo, 1, b, s->caller);
-	ib = PbDecodeGeometryArg(fcinfo, 2, b, s->caller);
+	if (b->nshapes == 0)
+		s->serial++;			/* a new fill: the memos' shapes are gone */
+	ia = PbDecodeGeometryArgMemo(fcinfo, 1, b, s->serial, &s->memo[0], aggcxt, s->caller);
+	ib = PbDecodeGeometryArgMemo(fcinfo, 2, b, s->serial, &s->memo[1], aggcxt, s->caller);
 	PbCheckSameSrid(b, ia, ib, s->caller);
 	PbBatchAddPair(b, ia, ib);
 	if (PbBatchBytes(b) >= BatchBudget(s))

@@ -91,6 +91,25 @@ extern void PbCheckSetSrid(int32_t *srid, bool *has_srid, int32_t next,
 						   const char *caller);
 
 /*
+ * geom_memo.c: the large geometries (stored out of line or compressed) an
+ * aggregate argument decoded into one fill (serial, never 0) of a batch,
+ * so that a value met in many rows is decoded once
+ */
+struct memo_hash;
+typedef struct PbGeomMemo
+{
+	uint64		serial;			/* the batch fill its shapes are in; 0: none */
+	struct memo_hash *map;		/* value identity -> shape */
+	char	   *arena;			/* copies of the compressed values */
+	Size		arena_len,
+				arena_cap;
+} PbGeomMemo;
+
+extern uint32 PbDecodeGeometryArgMemo(FunctionCallInfo fcinfo, int argno, PbBatch *batch,
+									  uint64 serial, PbGeomMemo *memo, MemoryContext cxt,
+									  const char *caller);
+
+/*
  * device.c: this backend's GPU, one context (cuda/pb_gpu.h) for the
  * aggregates, the pipeline and the raster operations, and the one WARNING
  * of a fallback to the CPU.

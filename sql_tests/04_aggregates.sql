@@ -86,5 +86,6 @@ RESET pixelbox.force_ewkb;
 
 SET pixelbox.device = 'tpu';
 SET pixelbox.cpu_method = 'fastest';
+SET pixelbox.gpu_method = 'pixel';
 SET pixelbox.batch_memory = 10;
 SET pixelbox.no_such_setting = 1;

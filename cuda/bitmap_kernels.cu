@@ -21,7 +21,8 @@
  * counts into each pair's first tile; BitmapTileKernel's warps take the
  * tiles of all pairs in chunks of consecutive tiles, finding a chunk's
  * pair by binary search.  The few pairs with more than BM_MAX_PAIR_TILES
- * tiles (windows of billions of pixels) go to the PixelBox kernel, whose
+ * tiles (windows of billions of pixels; the device's routing keeps such
+ * shapes on the CPU: sccg/device.h) go to the PixelBox kernel, whose
  * sampling boxes skip empty space.
  */
 #include <cuda_runtime.h>
@@ -31,20 +32,20 @@
 #include "../src/core/geom/bitmap_rules.h"
 
 #define BM_WARPS 8				/* warps per block */
-#define BM_TILE_WORDS 128		/* words of one shape's bitmap of a tile */
-#define BM_MAX_TW 4				/* widest tile, in words */
+#define BM_TILE_WORDS PB_BITMAP_TILE_WORDS	/* words of one shape's bitmap of a tile */
+#define BM_MAX_TW PB_BITMAP_TILE_MAX_WIDTH	/* widest tile, in words */
 #define BM_CHUNK 8				/* consecutive tiles a warp takes at once */
 #define BM_MAX_PAIR_TILES (1ull << 20)	/* more: the PixelBox kernel */
 #define BM_COUNT_THREADS 256
 
-/* A pair's window and how it is cut into tiles. */
+/* A pair's window and how it is cut into tiles (PbBitmapTiles). */
 struct TileGrid
 {
-	long long	x0,
+	int64_t		x0,
 				y0,
 				x1,
 				y1;
-	long long	tw,				/* tile width in words */
+	int64_t		tw,				/* tile width in words */
 				th,				/* tile height in rows */
 				ntx;			/* tiles across */
 	unsigned long long ntiles;
@@ -55,20 +56,12 @@ __device__ static TileGrid
 GridOf(const GShape &p, const GShape &q)
 {
 	TileGrid	g;
-	long long	nw;
 
 	g.x0 = max(p.xmin, q.xmin);
 	g.y0 = max(p.ymin, q.ymin);
 	g.x1 = min(p.xmax, q.xmax);
 	g.y1 = min(p.ymax, q.ymax);
-	g.ntiles = 0;
-	if (g.x1 <= g.x0 || g.y1 <= g.y0)
-		return g;
-	nw = (g.x1 - g.x0 + 63) / 64;
-	g.tw = nw < BM_MAX_TW ? nw : BM_MAX_TW;
-	g.th = BM_TILE_WORDS / g.tw;
-	g.ntx = (nw + g.tw - 1) / g.tw;
-	g.ntiles = (unsigned long long) g.ntx * (unsigned long long) ((g.y1 - g.y0 + g.th - 1) / g.th);
+	g.ntiles = PbBitmapTiles(g.x1 - g.x0, g.y1 - g.y0, &g.tw, &g.th, &g.ntx);
 	return g;
 }
 
@@ -189,13 +182,13 @@ TileArea(const GBatch &b, uint32_t pi, unsigned long long k, unsigned long long 
 	GShape		p = b.shapes[pr.x],
 				q = b.shapes[pr.y];
 	TileGrid	g = GridOf(p, q);
-	long long	kx = (long long) (k % (unsigned long long) g.ntx),
-				ky = (long long) (k / (unsigned long long) g.ntx);
-	long long	x0 = g.x0 + 64 * g.tw * kx,
+	int64_t		kx = (int64_t) (k % (unsigned long long) g.ntx),
+				ky = (int64_t) (k / (unsigned long long) g.ntx);
+	int64_t		x0 = g.x0 + 64 * g.tw * kx,
 				y0 = g.y0 + g.th * ky;
-	long long	x1 = min(g.x1, x0 + 64 * g.tw),
+	int64_t		x1 = min(g.x1, x0 + 64 * g.tw),
 				y1 = min(g.y1, y0 + g.th);
-	long long	tw = (x1 - x0 + 63) / 64,
+	int64_t		tw = (x1 - x0 + 63) / 64,
 				rows = y1 - y0;
 	unsigned long long *bp = bm,
 			   *bq = bm + BM_TILE_WORDS;
@@ -204,15 +197,15 @@ TileArea(const GBatch &b, uint32_t pi, unsigned long long k, unsigned long long 
 	uint64_t	last = PbBitmapLastMask(x1 - x0);
 	unsigned	count = 0;
 
-	for (long long i = lane; i < tw * rows; i += 32)
+	for (int64_t i = lane; i < tw * rows; i += 32)
 		bp[i] = bq[i] = 0;
 	__syncwarp();
 	FlipFlags(b, p, bp, tw, x0, y0, x1, y1, lane);
 	FlipFlags(b, q, bq, tw, x0, y0, x1, y1, lane);
 	__syncwarp();
-	for (long long r0 = 0; r0 < rows; r0 += 32)
+	for (int64_t r0 = 0; r0 < rows; r0 += 32)
 	{
-		long long	row = r0 + lane;
+		int64_t		row = r0 + lane;
 		int			valid = row < rows;
 		uint64_t	rp = 0,
 					rq = 0;

@@ -797,6 +797,41 @@ test_pipeline_huge_shapes_on_cpu(void)
 	FreeSets(&s);
 }
 
+/*
+ * PbDeviceShape's work rule: the bitmap kernel's tiles of a shape's box
+ * times its points.  Nuclei, merged blobs, long thin bars and large plain
+ * outlines go to the device; a 4,000-point outline over 0.4 gigapixels,
+ * which the CPU sweep does faster, does not.
+ */
+void
+test_pipeline_device_shape_work(void)
+{
+	PbBatch		b;
+	LongShape	blob = LongComb(300, 40, 0),	/* 1,202 points, ~600 x 40 */
+				tissue = LongComb(1000, 200000, 0);	/* 4,002 points, ~2,000 x 200,000 */
+	uint32_t	nucleus,
+				bar,
+				outline,
+				s_blob,
+				s_tissue;
+
+	PbBatchInit(&b, &PbMallocAllocator);
+	nucleus = DecodeWkt(&b, "POLYGON((0 0,12 0,12 9,0 9,0 0))", 0);
+	bar = DecodeWkt(&b, "POLYGON((0 0,1 0,1 1000000,0 1000000,0 0))", 0);
+	outline = DecodeWkt(&b, "POLYGON((0 0,40000 0,40000 40000,0 40000,0 0))", 0);
+	s_blob = LongAdd(&b, &blob);
+	s_tissue = LongAdd(&b, &tissue);
+	CHECK(PbDeviceShape(&b, &b.shapes[nucleus]));
+	CHECK(PbDeviceShape(&b, &b.shapes[bar]));
+	CHECK(PbDeviceShape(&b, &b.shapes[outline]));
+	CHECK(PbDeviceShape(&b, &b.shapes[s_blob]));
+	CHECK(b.shapes[s_tissue].kind == PB_SHAPE_INT && PbShapePoints(&b, &b.shapes[s_tissue]) <= PB_DEVICE_SHAPE_POINTS);
+	CHECK(!PbDeviceShape(&b, &b.shapes[s_tissue]));
+	LongFree(&blob);
+	LongFree(&tissue);
+	PbBatchFree(&b);
+}
+
 /* should_stop that says stop once *ctx (a start time) is 0.1 s past. */
 static int
 StopAfterATenth(void *ctx)

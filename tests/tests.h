@@ -135,6 +135,7 @@
 	X(test_pipeline_stop) \
 	X(test_pipeline_stop_mid_pair) \
 	X(test_pipeline_huge_shapes_on_cpu) \
+	X(test_pipeline_device_shape_work) \
 	X(test_pipeline_pool) \
 	X(test_pipeline_out_of_memory) \
 	/* test_parse_files.c */ \

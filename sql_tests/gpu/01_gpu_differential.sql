@@ -33,6 +33,9 @@ FROM pb_device_info();
 SET pixelbox.batch_memory = 256;
 SELECT 'gpu, 256kB batches' AS device, identical FROM same_as_cpu;
 RESET pixelbox.batch_memory;
+SET pixelbox.gpu_method = pixelbox;
+SELECT 'gpu, PixelBox kernel' AS device, identical FROM same_as_cpu;
+RESET pixelbox.gpu_method;
 SET pixelbox.device = auto;
 SELECT 'auto' AS device, identical FROM same_as_cpu;
 -- a tight GPU memory budget: smaller batches, same answer
@@ -87,6 +90,9 @@ SET pixelbox.device = gpu;
 CREATE TEMP VIEW sets_same AS
 SELECT pb_compare_sets(g, a) = (SELECT r FROM sets_cpu) AS identical FROM both_sets;
 SELECT 'pipeline' AS run, identical FROM sets_same;
+SET pixelbox.gpu_method = pixelbox;
+SELECT 'pipeline, PixelBox kernel' AS run, identical FROM sets_same;
+RESET pixelbox.gpu_method;
 SELECT device, tasks > 0 AS worked FROM pb_pipeline_report() WHERE stage = 'aggregate' AND device = 'gpu';
 SELECT 'tile key' AS run, pb_compare_sets(g, a, k) = (SELECT tiled FROM sets_cpu) AS identical FROM both_sets;
 SET pixelbox.pipeline_throttle = filter;

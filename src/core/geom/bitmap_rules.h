@@ -21,6 +21,33 @@
 
 #include "../base/pb_xpu.h"
 
+/*
+ * The bitmap kernel's tiles: at most PB_BITMAP_TILE_WORDS words of each
+ * shape's bitmap (8,192 pixels), at most PB_BITMAP_TILE_MAX_WIDTH words
+ * wide.  The device's routing (sccg/device.h) counts work in these tiles.
+ */
+#define PB_BITMAP_TILE_WORDS 128
+#define PB_BITMAP_TILE_MAX_WIDTH 4
+
+/*
+ * How the bitmap kernel cuts a window width x height pixels into tiles:
+ * tiles *tw words wide and *th rows high, *ntx of them across; returns
+ * how many in all (0 for an empty window).  A window inside another never
+ * has more tiles.
+ */
+PB_XPU uint64_t
+PbBitmapTiles(int64_t width, int64_t height, int64_t *tw, int64_t *th, int64_t *ntx)
+{
+	int64_t		nw = (width + 63) / 64;
+
+	if (width <= 0 || height <= 0)
+		return 0;
+	*tw = nw < PB_BITMAP_TILE_MAX_WIDTH ? nw : PB_BITMAP_TILE_MAX_WIDTH;
+	*th = PB_BITMAP_TILE_WORDS / *tw;
+	*ntx = (nw + *tw - 1) / *tw;
+	return (uint64_t) *ntx * (uint64_t) ((height + *th - 1) / *th);
+}
+
 /* Where one edge flips bits of a window: its column and rows (relative). */
 typedef struct PbEdgeFlags
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../geom/batch.h"
+#include "../geom/bitmap_rules.h"
 
 #ifdef __cplusplus
 extern "C"
@@ -60,15 +61,37 @@ typedef struct PbDevicePart
 #define PB_DEVICE_SHAPE_POINTS 4096
 
 /*
+ * Most work a shape may bring to the bitmap kernel: the tiles of its box
+ * (PbBitmapTiles) times its points plus PB_DEVICE_TILE_COST, the fixed
+ * cost of a tile in edge reads.  Every tile of a pair reads both shapes'
+ * edges, and a pair's window lies in both boxes, so it has no more tiles
+ * than either: no pair of such shapes costs more than twice this (a few
+ * milliseconds of one warp).  A merged blob is ~10^4; a 1 Gpx tissue
+ * outline of 4,000 points ~5 x 10^8, which the CPU sweep does faster.
+ */
+#define PB_DEVICE_SHAPE_WORK ((double) (1 << 26))
+#define PB_DEVICE_TILE_COST 64
+
+/*
  * Whether shape s of b is one the device computes pairs of: rectilinear
- * integer, and not huge (PB_DEVICE_SHAPE_POINTS).  A pair goes to the
- * device when both of its shapes do; a task may be filtered there when
- * all of its shapes do.
+ * integer, not huge (PB_DEVICE_SHAPE_POINTS), and not too much work for
+ * its box (PB_DEVICE_SHAPE_WORK).  A pair goes to the device when both of
+ * its shapes do; a task may be filtered there when all of its shapes do.
  */
 static inline int
 PbDeviceShape(const PbBatch *b, const PbShape *s)
 {
-	return s->kind == PB_SHAPE_INT && PbShapePoints(b, s) <= PB_DEVICE_SHAPE_POINTS;
+	size_t		points;
+	int64_t		tw,
+				th,
+				ntx;
+	uint64_t	tiles;
+
+	if (s->kind != PB_SHAPE_INT || (points = PbShapePoints(b, s)) > PB_DEVICE_SHAPE_POINTS)
+		return 0;
+	tiles = PbBitmapTiles((int64_t) (s->box.xmax - s->box.xmin), (int64_t) (s->box.ymax - s->box.ymin),
+						  &tw, &th, &ntx);
+	return (double) tiles * (double) (points + PB_DEVICE_TILE_COST) <= PB_DEVICE_SHAPE_WORK;
 }
 
 /* Set part->nrings and part->nipts from its batch's shapes. */

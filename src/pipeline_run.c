@@ -260,7 +260,8 @@ PG_FUNCTION_INFO_V1(pb_pipeline_report);
 /*
  * The last pipeline run of this backend, stage by stage and device by
  * device: tasks, pairs, tasks moved there by migration, busy seconds
- * (summed over threads); no rows before the first run.
+ * (summed over threads), and the tasks a congested aggregator kept for the
+ * GPU (balance); no rows before the first run.
  */
 Datum
 pb_pipeline_report(PG_FUNCTION_ARGS)
@@ -279,6 +280,7 @@ pb_pipeline_report(PG_FUNCTION_ARGS)
 	StageRow(rsinfo, "filter", "gpu", &s->filter_device);
 	StageRow(rsinfo, "aggregate", "cpu", &s->aggregate_cpu);
 	StageRow(rsinfo, "aggregate", "gpu", &s->aggregate_device);
+	ReportRow(rsinfo, "balance", "gpu", (int64) s->kept_for_device, -1, 0, 0);
 	ReportRow(rsinfo, "total", NULL, last_tasks,
 			  (int64) (s->filter_cpu.pairs + s->filter_device.pairs),
 			  (int64) (s->aggregate_cpu.migrated + s->filter_device.migrated), s->wall_s);

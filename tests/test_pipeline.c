@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../src/core/sccg/pb_sccg.h"
 #include "../src/core/base/pb_base.h"
@@ -447,6 +448,51 @@ test_pipeline_cpu_matches_brute(void)
 			CheckSame(&want, &got);
 			CHECK(st.filter_cpu.pairs == (uint64_t) want.acc.pairs);
 		}
+	FreeSets(&s);
+}
+
+/* The core's compute step after a 20 ms nap: CPU threads much slower than the device. */
+static void
+SlowCompute(void *ctx, PbTask *t, PbScratch *sc, PbMethod method, PbCompareAcc *acc)
+{
+	struct timespec nap = {0, 20 * 1000 * 1000};
+
+	nanosleep(&nap, NULL);
+	PbPipeComputeStep(ctx, t, sc, method, acc);
+}
+
+/*
+ * A device far faster than a CPU thread, congested: the filter threads
+ * measure both and leave the queued tasks to the device (kept_for_device)
+ * instead of computing them at a twentieth of its speed; at most the one
+ * task that measures a thread's rate runs on the CPU.  Same answers.
+ */
+void
+test_pipeline_balance_by_rate(void)
+{
+	Rng			r = {7};
+	Sets		s;
+	Outcome		want,
+				got;
+	PbPipeStats st;
+	FakeDevice	fd;
+	PbPipeDevice dev = FakeOps(&fd);
+	PbPipeConfig c;
+
+	MakeSets(&s, &r, 400, 300, 1);
+	BruteForce(&s, &want);
+	PbPipeConfigDefaults(&c, 3);
+	c.steps = (PbPipeSteps) {PbPipeFilterStep, SlowCompute, NULL};
+	c.device = &dev;
+	c.agg_pairs = 32;
+	c.batch_pairs = 32;
+	CHECK(RunPipeline(&s, &c, 20, &got, &st));
+	CheckSame(&want, &got);
+	CHECK(st.kept_for_device > 0);
+	CHECK(st.aggregate_cpu.migrated <= 1);
+	CHECK(st.aggregate_device.tasks > 0);
+	CHECK(st.device_error[0] == 0);
+	FakeFree(&fd);
 	FreeSets(&s);
 }
 

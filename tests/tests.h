@@ -130,6 +130,7 @@
 	X(test_pipeline_tiling) \
 	X(test_pipeline_cpu_matches_brute) \
 	X(test_pipeline_device_migration) \
+	X(test_pipeline_balance_by_rate) \
 	X(test_pipeline_kept_pairs) \
 	X(test_pipeline_reopened_tile) \
 	X(test_pipeline_stop) \

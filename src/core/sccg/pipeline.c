@@ -89,6 +89,13 @@ struct PbPipeline
 	double		t0,
 				wall_s;
 	int			device_alive;
+	/* the balance of a congested aggregator (lock held): rates measured */
+	double		dev_pairs,		/* pairs the device computed, and the seconds */
+				dev_s,			/* its batches took from start to results */
+				cpu_pairs,		/* pairs filter threads computed themselves, */
+				cpu_s;			/* and their seconds */
+	uint64_t	held_pairs;		/* pairs of batches gathered, not yet finished */
+	int			cpu_probe;		/* a thread computes a task to learn cpu rate */
 	uint64_t	tasks_done;		/* progress (relaxed atomics, one add a task): */
 	uint64_t	pairs_done;		/* tasks accounted, and their pairs */
 };
@@ -214,6 +221,41 @@ TakeSmallest(PbPipeline *p, PbTask *t)
 	return best;
 }
 
+/* The fewest device-eligible pairs of t and the queued tasks (lock held). */
+static uint32_t
+SmallestPairs(const PbPipeline *p, const PbTask *t)
+{
+	uint32_t	n = t->nint;
+
+	for (PbTask *q = p->queued.head; q; q = q->next)
+		if (q->nint < n)
+			n = q->nint;
+	return n;
+}
+
+/*
+ * Whether a filter thread that finds the aggregator buffer full should
+ * compute a task of n pairs itself (GPU-to-CPU migration) rather than wait
+ * for room: when, at the rates this run has measured, it would finish the
+ * task before the device gets through the pairs queued and in its batches.
+ * Without a device the aggregator computes on one CPU thread, and every
+ * thread helps, as the paper's migration does.  Until the device's first
+ * batch is back the task waits; until a filter thread has computed one,
+ * one thread at a time does so to measure it.  Lock held.
+ */
+static int
+ComputeHereSooner(PbPipeline *p, uint32_t n)
+{
+	if (!p->device_alive)
+		return 1;
+	if (p->dev_s <= 0 || p->dev_pairs <= 0)
+		return 0;
+	if (p->cpu_pairs <= 0)
+		return !p->cpu_probe;
+	return n * (p->cpu_s / p->cpu_pairs) <
+		(double) (p->queued.pairs + p->held_pairs) * (p->dev_s / p->dev_pairs);
+}
+
 /*
  * A task is accounted: count it and its pairs for PbPipeGetProgress (a
  * relaxed atomic add each, once a task), and give its memory back.
@@ -230,18 +272,21 @@ TaskAccounted(PbPipeline *p, PbTask *t)
  * Compute a task's device-eligible pairs on this CPU thread: the last of
  * its work, so its memory goes back to the pool.
  */
-static void
+static double
 ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
 			PbCompareAcc *acc, int migrated)
 {
-	double		t0 = Now();
+	double		t0 = Now(),
+				s;
 
 	p->cfg.steps.compute(p->cfg.steps.ctx, t, sc, p->cfg.method, acc);
+	s = Now() - t0;
 	st->tasks++;
 	st->pairs += t->nint;
 	st->migrated += migrated != 0;
-	st->busy_s += Now() - t0;
+	st->busy_s += s;
 	TaskAccounted(p, t);
+	return s;
 }
 
 /* Add a task's device-computed pairs (areas in t->areas) to acc; it is done. */
@@ -339,6 +384,7 @@ FilterMain(void *arg)
 	{
 		PbTask	   *t;
 		double		t0;
+		int			waited;		/* t waited for room rather than migrate */
 
 		while (!p->stop && p->input.count == 0 && p->finished.count == 0 &&
 			   !(p->input_closed && p->agg_done))
@@ -374,6 +420,7 @@ FilterMain(void *arg)
 		}
 
 		pthread_mutex_lock(&p->lock);
+		waited = 0;
 		while (t != NULL && !p->stop)
 		{
 			if (p->queued.count == 0 || p->cfg.staged ||
@@ -382,18 +429,32 @@ FilterMain(void *arg)
 				ListPush(&p->queued, t, t->nint);
 				t = NULL;
 			}
-			else if (p->cfg.migration && !p->cfg.staged)
+			else if (p->cfg.migration && !p->cfg.staged &&
+					 ComputeHereSooner(p, SmallestPairs(p, t)))
 			{
 				/* aggregator congested: the smallest task runs here */
 				PbTask	   *mine = TakeSmallest(p, t);
+				uint32_t	n = mine->nint;
+				int			probe = p->cpu_pairs <= 0;
+				double		s;
 
+				p->cpu_probe |= probe;
 				pthread_mutex_unlock(&p->lock);
-				ComputeHere(p, mine, &out->sc, &out->st.aggregate_cpu, &out->acc, 1);
+				s = ComputeHere(p, mine, &out->sc, &out->st.aggregate_cpu, &out->acc, 1);
 				pthread_mutex_lock(&p->lock);
+				p->cpu_pairs += n;
+				p->cpu_s += s;
+				if (probe)
+					p->cpu_probe = 0;
 				t = NULL;		/* computed, or queued in mine's place */
 			}
 			else
+			{
+				if (p->cfg.migration && !p->cfg.staged && !waited)
+					out->st.kept_for_device++;
+				waited = 1;
 				pthread_cond_wait(&p->changed, &p->lock);
+			}
 		}
 		p->filtering--;
 		pthread_cond_broadcast(&p->changed);
@@ -465,6 +526,7 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 			}
 		if (b->n > 0)
 		{
+			p->held_pairs += b->pairs;
 			pthread_cond_broadcast(&p->changed);	/* room for waiting filters */
 			return 1;
 		}
@@ -492,6 +554,7 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 			}
 			if (b->n > 0)
 			{
+				p->held_pairs += b->pairs;
 				pthread_cond_broadcast(&p->changed);
 				return 1;
 			}
@@ -668,6 +731,8 @@ AggLoop(PbPipeline *p, ThreadOut *out)
 					have_next = 0,
 					next_staged = 0;
 		AggBatch   *swap;
+		uint64_t	dev_pairs = out->st.aggregate_device.pairs;
+		double		started = Now();
 
 		pthread_mutex_unlock(&p->lock);
 		if (on_device && ((!staged && !StageOnDevice(p, cur, out, err, sizeof(err))) ||
@@ -693,12 +758,16 @@ AggLoop(PbPipeline *p, ThreadOut *out)
 		if (!on_device)
 			RunOnCpu(p, cur, out, &out->sc);
 		pthread_mutex_lock(&p->lock);
+		p->held_pairs -= cur->pairs;
 		if (on_device)
 		{
+			/* the device's rate: the batch's pairs over its start to results */
+			p->dev_pairs += (double) (out->st.aggregate_device.pairs - dev_pairs);
+			p->dev_s += Now() - started;
 			for (uint32_t i = 0; i < cur->n; i++)
 				ListPush(&p->finished, cur->tasks[i], 0);
-			pthread_cond_broadcast(&p->changed);
 		}
+		pthread_cond_broadcast(&p->changed);
 		if (!have_next)
 			have_next = GatherBatch(p, next);
 		swap = cur;
@@ -964,6 +1033,7 @@ AddStats(PbPipeStats *to, const PbPipeStats *from)
 	AddStage(&to->aggregate_cpu, &from->aggregate_cpu);
 	AddStage(&to->aggregate_device, &from->aggregate_device);
 	to->device_batches += from->device_batches;
+	to->kept_for_device += from->kept_for_device;
 }
 
 void

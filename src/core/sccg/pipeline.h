@@ -20,7 +20,11 @@
  * Migration (config.migration):
  *  - device congested: when a filter thread finds the aggregator buffer
  *    full, it computes the smallest queued task on the CPU instead of
- *    waiting (the paper's GPU-to-CPU migration);
+ *    waiting (the paper's GPU-to-CPU migration), when at the rates the run
+ *    has measured (the device's batches, the threads' own tasks) it would
+ *    finish it before the device gets through the pairs ahead of it;
+ *    otherwise it waits (kept_for_device counts such tasks), so a device
+ *    many times faster than a thread is not held up by the thread's tail;
  *  - device idle: when the aggregator finds its buffer empty, it takes
  *    unfiltered tasks from the input buffer and has the device filter and
  *    compute them (CPU-to-GPU migration of filter work).
@@ -160,6 +164,8 @@ typedef struct PbPipeStats
 				aggregate_cpu,
 				aggregate_device;
 	uint64_t	device_batches;
+	uint64_t	kept_for_device;	/* tasks a congested filter thread left
+									 * queued: the device would finish sooner */
 	uint64_t	mem_blocks;		/* blocks the pipeline's pool handed out */
 	uint64_t	mem_fresh;		/* of those, new from malloc (the rest reused) */
 	size_t		mem_peak;		/* most bytes the pool held at once */

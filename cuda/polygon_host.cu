@@ -5,17 +5,17 @@
  * says, launched through polygon_gpu.cuh): the asynchronous path of a
  * submission: pack its parts into pinned memory, with each shape's points
  * once however many pairs use it, copy in, run the filter and area
- * kernels, copy results out, all on
- * one stream; the caller polls.  Two pinned slots let the next submission
- * be packed (staged) while one runs.  PbGpuPoll finishes a submission in
- * up to three steps, none of which blocks: when the kernels are done it
- * reads how many pairs the device filter found; if they overflowed the
- * room given, it re-runs the submission with room for all of them;
- * otherwise it fetches exactly the found pairs and, once they are in,
- * reports the end.  Its device memory comes from the context's budget
- * (GpuPolyReserve, gpu_context_host.cu).
+ * kernels, copy results out, all on one stream; the caller polls.  Two
+ * pinned slots let the next submission be packed (staged) while one
+ * runs.  PbGpuPoll finishes a submission in up to three steps, none of
+ * which blocks: when the kernels are done it reads how many pairs the
+ * device filter found; if they overflowed the room given, it re-runs the
+ * submission with room for all of them; otherwise it fetches exactly the
+ * found pairs and, once they are in, reports the end.  Its device memory
+ * comes from the context's budget (GpuPolyReserve, gpu_context_host.cu).
  *
- * Parts are packed on several threads (PbParallelFor from the core).
+ * Parts are packed on several threads (PbParallelFor from the core), a
+ * large part cut into items of PACK_ITEM_SHAPES shapes.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>

@@ -11,8 +11,8 @@
  * reuses the shape.  Only values that are costly to get at are memoized:
  * one stored out of line is known by its TOAST pointer (same relation,
  * same value id: its bytes are not even fetched), a compressed inline one
- * by its compressed bytes (a hash, checked byte for byte against a copy,
- * so nothing is decompressed).  Plain inline values (under ~2 KB, a
+ * by its compressed bytes (a hash of their first bytes and length, a hit
+ * checked byte for byte against a copy, so nothing is decompressed).  Plain inline values (under ~2 KB, a
  * hundred vertices) decode faster than they would hash and are always
  * decoded.  The memo belongs to one fill of one batch (serial): a batch
  * computed and emptied starts a new serial, and the memo starts empty.
@@ -24,6 +24,9 @@
 #include "utils/memutils.h"
 
 #include "pixelbox.h"
+
+/* Bytes of a compressed value hashed for its identity. */
+#define MEMO_HASH_BYTES 64
 
 /* One memoized value: its identity, and its shape in the batch. */
 typedef struct MemoEntry
@@ -103,8 +106,9 @@ PbDecodeGeometryArgMemo(FunctionCallInfo fcinfo, int argno, PbBatch *batch, uint
 	}
 	else if (VARATT_IS_COMPRESSED(v) && VARSIZE(v) < PG_UINT32_MAX / 2)
 	{
+		/* the first bytes (header, the box's) tell values apart; a hit is checked in full */
 		len = VARSIZE(v);
-		id = hash_bytes_extended((const unsigned char *) v, (int) len, 0);
+		id = hash_bytes_extended((const unsigned char *) v, (int) Min(len, MEMO_HASH_BYTES), len);
 	}
 	else
 		return PbDecodeGeometryArg(fcinfo, argno, batch, caller);

@@ -1,8 +1,9 @@
 /*
  * ring_edges.h: the edges of a shape, walked ring by ring, each ring
  * closed from its last point back to its first (rings are stored without
- * the repeated closing point).  The one walk of the CPU engines
- * (area_bitmap.c, area_sweep.c, area_general.c, pixelbox_cpu.c):
+ * the repeated closing point).  The walk of the CPU engines
+ * (area_sweep.c, area_general.c, pixelbox_cpu.c; area_bitmap.c reads the
+ * int rings in place, its inner loop being the hottest of the join path):
  *
  *		PbEdgeWalk	walk = PbEdgeWalkStart(b, s);
  *		PbIntEdge	e;

@@ -3,15 +3,15 @@
  *
  * Both share one transition state: rows are decoded into a PbBatch, and
  * when the batch reaches its memory budget its pairs are computed and
- * folded into exact, order-independent totals.  A geometry repeated row
- * after row (the outer side of a nested-loop join) is decoded once per
- * batch (geom_memo.c), its pairs sharing the shape.  With a GPU the state holds
- * two batches: while the GPU computes one (its rectilinear integer pairs;
- * the others are computed on the CPU at once), the backend decodes rows
- * into the other; results are folded when the next batch is ready and at
- * the end.  Serial/deserial/combine move only the totals, so parallel
- * workers compute their own batches and the leader merges; answers are
- * bit-identical whatever the plan or the device.
+ * folded into exact, order-independent totals.  A large geometry met in
+ * many rows (a blob on either side of a nested-loop join) is decoded once
+ * per batch (geom_memo.c), its pairs sharing the shape.  With a GPU the
+ * state holds two batches: while the GPU computes one (its rectilinear
+ * integer pairs; the others are computed on the CPU at once), the backend
+ * decodes rows into the other; results are folded when the next batch is
+ * ready and at the end.  Serial/deserial/combine move only the totals, so
+ * parallel workers compute their own batches and the leader merges;
+ * answers are bit-identical whatever the plan or the device.
  */
 #include "postgres.h"
 
@@ -48,7 +48,7 @@ typedef struct PbAggState
 	PbCompareAcc acc;			/* totals of the computed pairs */
 	const char *caller;			/* the aggregate's name, for messages */
 	uint64		serial;			/* fills of batch[cur] so far */
-	PbGeomMemo	memo[2];		/* each argument's last value in this fill */
+	PbGeomMemo	memo[2];		/* each argument's large values in this fill */
 } PbAggState;
 
 /* The calling aggregate's name, or a generic one. */

@@ -166,7 +166,7 @@ _PG_init(void)
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pixelbox.migration",
 							 "Move work between the CPU threads and the GPU as the pipeline's buffers fill and drain.",
-							 "When the GPU is congested the smallest tasks run on idle CPU threads; when it is idle it takes filter work. Off: every stage stays where it is (for comparison).",
+							 "When the GPU is congested the smallest tasks run on CPU threads that would finish them sooner, at the rates measured in the run; when it is idle it takes filter work. Off: every stage stays where it is (for comparison).",
 							 &pb_migration, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pixelbox.pipelined",

@@ -47,3 +47,26 @@ pb_set_describe() {
   local name=$1 a=$2 b=$3; shift 3
   echo "data: $(pb_set_command "$name" "$@"): $(./bench/pbstats "$a" "$b")"
 }
+
+# Load files A and B into fresh tables TA and TB (id, geom) with GiST
+# indexes, analyzed, and when WORKERS is given the planner allowed that
+# many parallel workers on them: pb_set_load A B TA TB [WORKERS] (on the
+# server the PG* variables name).
+pb_set_load() {
+  local workers=
+  [ -n "${5:-}" ] && workers="ALTER TABLE $3 SET (parallel_workers = $5);
+ALTER TABLE $4 SET (parallel_workers = $5);"
+  command psql -X -q -v ON_ERROR_STOP=1 <<SQL
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS $3, $4;
+CREATE TABLE $3 (id bigint, geom geometry);
+CREATE TABLE $4 (id bigint, geom geometry);
+\copy $3 FROM '$1'
+\copy $4 FROM '$2'
+CREATE INDEX ON $3 USING gist (geom);
+CREATE INDEX ON $4 USING gist (geom);
+VACUUM ANALYZE $3;
+VACUUM ANALYZE $4;
+$workers
+SQL
+}

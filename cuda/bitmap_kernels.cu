@@ -65,18 +65,6 @@ GridOf(const GShape &p, const GShape &q)
 	return g;
 }
 
-/* Packed shape indices of pair pi: a host pair, or a pair the filter found. */
-__device__ static uint2
-PairAt(const GBatch &b, uint32_t pi)
-{
-	PbDeviceFound f;
-
-	if (pi < b.nhost)
-		return b.pairs[pi];
-	f = b.found[pi - b.nhost];
-	return make_uint2(b.part_base[f.part] + f.a, b.part_base[f.part] + f.b);
-}
-
 /* Where pair pi's area goes. */
 __device__ static unsigned long long *
 AreaOf(const GBatch &b, uint32_t pi)
@@ -111,7 +99,7 @@ BitmapCountKernel(GBatch b)
 		return;
 	if (pi < npairs)
 	{
-		uint2		pr = PairAt(b, pi);
+		uint2		pr = PbPairAt(b, pi);
 
 		n = GridOf(b.shapes[pr.x], b.shapes[pr.y]).ntiles;
 		*AreaOf(b, pi) = 0;
@@ -178,7 +166,7 @@ WarpXorScan(unsigned long long v, int lane)
 __device__ static void
 TileArea(const GBatch &b, uint32_t pi, unsigned long long k, unsigned long long *bm, int lane)
 {
-	uint2		pr = PairAt(b, pi);
+	uint2		pr = PbPairAt(b, pi);
 	GShape		p = b.shapes[pr.x],
 				q = b.shapes[pr.y];
 	TileGrid	g = GridOf(p, q);

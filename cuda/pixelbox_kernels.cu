@@ -272,16 +272,6 @@ BlockSum(long long v, long long *partial)
 	return v;
 }
 
-/* Packed shape indices of found pair k (the filter keeps them part-local). */
-__device__ static uint2
-FoundPair(const GBatch &b, uint32_t k)
-{
-	PbDeviceFound	f = b.found[k];
-	uint32_t	base = b.part_base[f.part];
-
-	return make_uint2(base + f.a, base + f.b);
-}
-
 /*
  * The kernel: one block per pair, grid-stride over the host pairs and then
  * the pairs the filter kernel found (their number is read here, on the
@@ -311,7 +301,7 @@ PixelBoxKernel(GBatch b, int pixel_only, const uint32_t *subset, const unsigned 
 	for (uint32_t k = blockIdx.x; k < npairs; k += gridDim.x)
 	{
 		uint32_t	pi = subset ? subset[k] : k;
-		uint2		pr = pi < b.nhost ? b.pairs[pi] : FoundPair(b, pi - b.nhost);
+		uint2		pr = PbPairAt(b, pi);
 		GShape		p = b.shapes[pr.x],
 					q = b.shapes[pr.y];
 		int			wx0 = max(p.xmin, q.xmin),

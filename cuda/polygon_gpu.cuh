@@ -63,6 +63,22 @@ struct GBatch
 	size_t		scan_bytes;
 };
 
+/*
+ * Packed shape indices of pair pi of a submission: host pair pi, or for
+ * pi >= nhost the pair the filter found (part-local indices shifted by
+ * its part's first shape).
+ */
+__device__ static inline uint2
+PbPairAt(const GBatch &b, uint32_t pi)
+{
+	PbDeviceFound f;
+
+	if (pi < b.nhost)
+		return b.pairs[pi];
+	f = b.found[pi - b.nhost];
+	return make_uint2(b.part_base[f.part] + f.a, b.part_base[f.part] + f.b);
+}
+
 /* Launch the PixelBox kernel (pixel_only: the PixelOnly variant). */
 cudaError_t PbLaunchPixelBox(const GBatch &batch, int pixel_only, int sm_count,
 							 cudaStream_t stream);

@@ -17,24 +17,6 @@
 #include "tests.h"
 #include "watershed_ref.h"
 
-/* A spec over caller-owned pixels. */
-static PbWatershedSpec
-Spec(int w, int h, PbPixType type, void *data, const uint8_t *wall,
-	 const uint32_t *markers, int conn, bool lines)
-{
-	PbWatershedSpec s;
-
-	s.image.width = w;
-	s.image.height = h;
-	s.image.type = type;
-	s.image.data = data;
-	s.wall = wall;
-	s.markers = markers;
-	s.connectivity = conn;
-	s.lines = lines;
-	return s;
-}
-
 /* Run the CPU version with the given threads and tile side. */
 static PbStatus
 RunCpu(const PbWatershedSpec *s, uint32_t *labels, int threads, int tile)
@@ -80,19 +62,19 @@ test_ws_known_markerless(void)
 	PbWatershedSpec s;
 
 	pb_test_context("ridge: the top goes left (neighbour order)");
-	s = Spec(5, 1, PB_PIX_8BUI, ridge, NULL, NULL, 4, false);
+	s = WsTestSpec(5, 1, PB_PIX_8BUI, ridge, NULL, NULL, 4, false);
 	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 2, 2});
 	pb_test_context("ridge with lines: the later-flooded side gives way");
 	s.lines = true;
 	CheckKnown(&s, (uint32_t[]) {1, 1, 0, 2, 2});
 	pb_test_context("even plateau split in halves by distance");
-	s = Spec(6, 1, PB_PIX_8BUI, even, NULL, NULL, 8, false);
+	s = WsTestSpec(6, 1, PB_PIX_8BUI, even, NULL, NULL, 8, false);
 	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 2, 2, 2});
 	pb_test_context("odd plateau: the middle goes left");
-	s = Spec(5, 1, PB_PIX_8BUI, odd, NULL, NULL, 8, false);
+	s = WsTestSpec(5, 1, PB_PIX_8BUI, odd, NULL, NULL, 8, false);
 	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 2, 2});
 	pb_test_context("constant image: one basin");
-	s = Spec(3, 3, PB_PIX_8BUI, flat, NULL, NULL, 8, false);
+	s = WsTestSpec(3, 3, PB_PIX_8BUI, flat, NULL, NULL, 8, false);
 	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 1, 1, 1, 1, 1, 1});
 	s.lines = true;
 	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 1, 1, 1, 1, 1, 1});
@@ -102,7 +84,7 @@ test_ws_known_markerless(void)
 	 * (2,0) = 2 sees (1,0) left and (2,1) down, both (1,0): left first.
 	 */
 	pb_test_context("diagonal minima, 4-connected");
-	s = Spec(3, 3, PB_PIX_8BUI, diag, NULL, NULL, 4, false);
+	s = WsTestSpec(3, 3, PB_PIX_8BUI, diag, NULL, NULL, 4, false);
 	CheckKnown(&s, (uint32_t[]) {1, 1, 1, 1, 1, 2, 1, 2, 2});
 	/* 8-connected: (1,1) reaches both minima directly (level 0): up-left first */
 	pb_test_context("diagonal minima, 8-connected");
@@ -123,19 +105,19 @@ test_ws_known_markers(void)
 	PbWatershedSpec s;
 
 	pb_test_context("one marker floods everything, lakes included");
-	s = Spec(5, 1, PB_PIX_8BUI, h, NULL, m1, 4, false);
+	s = WsTestSpec(5, 1, PB_PIX_8BUI, h, NULL, m1, 4, false);
 	CheckKnown(&s, (uint32_t[]) {7, 7, 7, 7, 7});
 	pb_test_context("a wall cuts the left part off: unreachable is 0");
 	s.wall = wall;
 	CheckKnown(&s, (uint32_t[]) {0, 0, 0, 7, 7});
 	pb_test_context("two markers share the middle peak: the left wins the tie");
-	s = Spec(5, 1, PB_PIX_8BUI, h, NULL, m2, 4, false);
+	s = WsTestSpec(5, 1, PB_PIX_8BUI, h, NULL, m2, 4, false);
 	CheckKnown(&s, (uint32_t[]) {5, 5, 5, 7, 7});
 	s.lines = true;
 	CheckKnown(&s, (uint32_t[]) {5, 5, 0, 7, 7});
 	/* a lake between two high markers is split by distance from each */
 	pb_test_context("a lake split between two markers");
-	s = Spec(6, 1, PB_PIX_16BUI, h16, NULL, m3, 8, false);
+	s = WsTestSpec(6, 1, PB_PIX_16BUI, h16, NULL, m3, 8, false);
 	CheckKnown(&s, (uint32_t[]) {4, 4, 4, 6, 6, 6});
 }
 
@@ -213,7 +195,7 @@ test_ws_cpu_matches_ref_random(void)
 			for (int i = 0; i < w * h; i++)
 				markers[i] = RngNext(&r) % 9 == 0 ? 1 + (uint32_t) (RngNext(&r) % 4) : 0;
 		}
-		s = Spec(w, h, type, img, wall, markers, iter % 4 < 2 ? 4 : 8, iter % 5 == 0);
+		s = WsTestSpec(w, h, type, img, wall, markers, iter % 4 < 2 ? 4 : 8, iter % 5 == 0);
 		pb_test_context("iteration %d: %dx%d type %d levels %d conn %d markers %d walls %d lines %d",
 						iter, w, h, (int) type, levels, s.connectivity, markers != NULL,
 						wall != NULL, s.lines);
@@ -263,7 +245,7 @@ test_ws_serpentine(void)
 		for (int m = 0; m < 2; m++)
 			for (int conn = 4; conn <= 8; conn += 4)
 			{
-				PbWatershedSpec s = Spec(w, h, PB_PIX_16BUI, img, wall, m ? markers : NULL, conn, m);
+				PbWatershedSpec s = WsTestSpec(w, h, PB_PIX_16BUI, img, wall, m ? markers : NULL, conn, m);
 				uint32_t   *labels = WsTestAlloc((size_t) w * h * 4);
 
 				pb_test_context("serpentine flat %d markers %d conn %d", flat, m, conn);
@@ -339,7 +321,7 @@ test_ws_basins_are_minima(void)
 		int64_t		n = (int64_t) w * h;
 		PbPixType	type = iter % 2 ? PB_PIX_8BUI : PB_PIX_32BF;
 		void	   *img = RandomImage(&r, w, h, type, 3 + iter % 7);
-		PbWatershedSpec s = Spec(w, h, type, img, NULL, NULL, iter % 3 ? 8 : 4, false);
+		PbWatershedSpec s = WsTestSpec(w, h, type, img, NULL, NULL, iter % 3 ? 8 : 4, false);
 		uint32_t   *lv = WsTestAlloc(n * 4),
 				   *labels = WsTestAlloc(n * 4);
 		int32_t    *comp = WsTestAlloc(n * 4);
@@ -400,7 +382,7 @@ test_ws_stopped(void)
 	Rng			r = {5};
 	void	   *img = RandomImage(&r, w, h, PB_PIX_8BUI, 50);
 	uint32_t   *labels = WsTestAlloc((size_t) w * h * 4);
-	PbWatershedSpec s = Spec(w, h, PB_PIX_8BUI, img, NULL, NULL, 8, false);
+	PbWatershedSpec s = WsTestSpec(w, h, PB_PIX_8BUI, img, NULL, NULL, 8, false);
 	PbRun run = {2, 16, StopAtOnce, &calls};
 
 	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_ERR_STOPPED);
@@ -462,7 +444,7 @@ test_ws_badarg(void)
 {
 	uint8_t		px[4] = {0};
 	uint32_t	labels[4];
-	PbWatershedSpec s = Spec(2, 2, PB_PIX_8BUI, px, NULL, NULL, 8, false);
+	PbWatershedSpec s = WsTestSpec(2, 2, PB_PIX_8BUI, px, NULL, NULL, 8, false);
 	PbRun run = {1, 0, NULL, NULL};
 
 	CHECK_INT(PbWatershedCheck(&s), PB_OK);

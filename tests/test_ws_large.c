@@ -113,15 +113,7 @@ test_ws_large_plateaus(void)
 			for (int x = 0; x < w; x++)
 				markers[x] = 99;
 		}
-		memset(&s, 0, sizeof(s));
-		s.image.width = w;
-		s.image.height = h;
-		s.image.type = type;
-		s.image.data = img;
-		s.wall = wall;
-		s.markers = markers;
-		s.connectivity = iter % 3 == 0 ? 4 : 8;
-		s.lines = iter % 3 == 1;
+		s = WsTestSpec(w, h, type, img, wall, markers, iter % 3 == 0 ? 4 : 8, iter % 3 == 1);
 		pb_test_context("iteration %d: type %d levels %d conn %d walls %d markers %d lines %d",
 						iter, (int) type, levels, s.connectivity, wall != NULL,
 						markers != NULL, s.lines);

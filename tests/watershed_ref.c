@@ -143,6 +143,24 @@ done:
 	return st;
 }
 
+/* A spec over caller-owned pixels. */
+PbWatershedSpec
+WsTestSpec(int w, int h, PbPixType type, void *data, const uint8_t *wall,
+		   const uint32_t *markers, int conn, bool lines)
+{
+	PbWatershedSpec s;
+
+	s.image.width = w;
+	s.image.height = h;
+	s.image.type = type;
+	s.image.data = data;
+	s.wall = wall;
+	s.markers = markers;
+	s.connectivity = conn;
+	s.lines = lines;
+	return s;
+}
+
 /* calloc that aborts the test program on failure. */
 void *
 WsTestAlloc(size_t n)

@@ -16,6 +16,10 @@
  */
 extern PbStatus PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels);
 
+/* A spec over caller-owned pixels. */
+extern PbWatershedSpec WsTestSpec(int w, int h, PbPixType type, void *data, const uint8_t *wall,
+								  const uint32_t *markers, int conn, bool lines);
+
 /* calloc that aborts the test program on failure. */
 extern void *WsTestAlloc(size_t n);
 

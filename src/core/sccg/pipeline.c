@@ -196,41 +196,39 @@ PbPipeComputeStep(void *ctx, PbTask *t, PbScratch *sc, PbMethod method, PbCompar
 }
 
 /*
- * GPU-to-CPU migration, called with the lock held by a filter thread whose
- * task t does not fit in the full aggregator buffer: return the smallest of
- * t and the queued tasks, queueing t in its place when a queued one is
- * smaller.  The caller computes the returned task on the CPU.
+ * The smallest queued task with fewer device-eligible pairs than t, and
+ * its predecessor in *prev; NULL when there is none (lock held).
  */
 static PbTask *
-TakeSmallest(PbPipeline *p, PbTask *t)
+SmallestQueued(const PbPipeline *p, const PbTask *t, PbTask **prev)
 {
-	PbTask	   *prev = NULL,
-			   *best_prev = NULL,
+	PbTask	   *before = NULL,
 			   *best = NULL;
 
-	for (PbTask *q = p->queued.head; q; prev = q, q = q->next)
+	*prev = NULL;
+	for (PbTask *q = p->queued.head; q; before = q, q = q->next)
 		if (q->nint < t->nint && (best == NULL || q->nint < best->nint))
 		{
 			best = q;
-			best_prev = prev;
+			*prev = before;
 		}
-	if (best == NULL)
-		return t;
-	ListUnlink(&p->queued, best_prev, best, best->nint);
-	ListPush(&p->queued, t, t->nint);
 	return best;
 }
 
-/* The fewest device-eligible pairs of t and the queued tasks (lock held). */
-static uint32_t
-SmallestPairs(const PbPipeline *p, const PbTask *t)
+/*
+ * GPU-to-CPU migration, called with the lock held by a filter thread whose
+ * task t does not fit in the full aggregator buffer: the task to compute
+ * on the CPU, the smaller of t and best (SmallestQueued's, whose
+ * predecessor is prev), t queued in best's place when best is taken.
+ */
+static PbTask *
+TakeSmallest(PbPipeline *p, PbTask *t, PbTask *best, PbTask *prev)
 {
-	uint32_t	n = t->nint;
-
-	for (PbTask *q = p->queued.head; q; q = q->next)
-		if (q->nint < n)
-			n = q->nint;
-	return n;
+	if (best == NULL)
+		return t;
+	ListUnlink(&p->queued, prev, best, best->nint);
+	ListPush(&p->queued, t, t->nint);
+	return best;
 }
 
 /*
@@ -287,6 +285,28 @@ ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
 	st->busy_s += s;
 	TaskAccounted(p, t);
 	return s;
+}
+
+/*
+ * Compute task t, taken from the congested aggregator, on this filter
+ * thread (lock held on entry and exit, not while computing), and add it
+ * to the threads' measured rate; the first such task measures it.
+ */
+static void
+MigrateHere(PbPipeline *p, PbTask *t, ThreadOut *out)
+{
+	uint32_t	n = t->nint;
+	int			probe = p->cpu_pairs <= 0;
+	double		s;
+
+	p->cpu_probe |= probe;
+	pthread_mutex_unlock(&p->lock);
+	s = ComputeHere(p, t, &out->sc, &out->st.aggregate_cpu, &out->acc, 1);
+	pthread_mutex_lock(&p->lock);
+	p->cpu_pairs += n;
+	p->cpu_s += s;
+	if (probe)
+		p->cpu_probe = 0;
 }
 
 /* Add a task's device-computed pairs (areas in t->areas) to acc; it is done. */
@@ -429,31 +449,25 @@ FilterMain(void *arg)
 				ListPush(&p->queued, t, t->nint);
 				t = NULL;
 			}
-			else if (p->cfg.migration && !p->cfg.staged &&
-					 ComputeHereSooner(p, SmallestPairs(p, t)))
-			{
-				/* aggregator congested: the smallest task runs here */
-				PbTask	   *mine = TakeSmallest(p, t);
-				uint32_t	n = mine->nint;
-				int			probe = p->cpu_pairs <= 0;
-				double		s;
-
-				p->cpu_probe |= probe;
-				pthread_mutex_unlock(&p->lock);
-				s = ComputeHere(p, mine, &out->sc, &out->st.aggregate_cpu, &out->acc, 1);
-				pthread_mutex_lock(&p->lock);
-				p->cpu_pairs += n;
-				p->cpu_s += s;
-				if (probe)
-					p->cpu_probe = 0;
-				t = NULL;		/* computed, or queued in mine's place */
-			}
 			else
 			{
-				if (p->cfg.migration && !p->cfg.staged && !waited)
-					out->st.kept_for_device++;
-				waited = 1;
-				pthread_cond_wait(&p->changed, &p->lock);
+				/* aggregator congested: the smallest task may run here */
+				int			migrate = p->cfg.migration;
+				PbTask	   *prev = NULL,
+						   *best = migrate ? SmallestQueued(p, t, &prev) : NULL;
+
+				if (migrate && ComputeHereSooner(p, (best ? best : t)->nint))
+				{
+					MigrateHere(p, TakeSmallest(p, t, best, prev), out);
+					t = NULL;	/* computed, or queued in best's place */
+				}
+				else
+				{
+					if (migrate && !waited)
+						out->st.kept_for_device++;
+					waited = 1;
+					pthread_cond_wait(&p->changed, &p->lock);
+				}
 			}
 		}
 		p->filtering--;

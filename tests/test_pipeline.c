@@ -451,11 +451,16 @@ test_pipeline_cpu_matches_brute(void)
 	FreeSets(&s);
 }
 
-/* The core's compute step after a 20 ms nap: CPU threads much slower than the device. */
+/*
+ * The core's compute step after a nap of 10 ms per pair: CPU threads far
+ * slower than the device, per pair, as the pipeline's rates model them
+ * (a nap per task would make one-pair tasks look cheap to the model).
+ */
 static void
 SlowCompute(void *ctx, PbTask *t, PbScratch *sc, PbMethod method, PbCompareAcc *acc)
 {
-	struct timespec nap = {0, 20 * 1000 * 1000};
+	uint64_t	ns = (uint64_t) t->nint * 10 * 1000 * 1000;
+	struct timespec nap = {(time_t) (ns / 1000000000u), (long) (ns % 1000000000u)};
 
 	nanosleep(&nap, NULL);
 	PbPipeComputeStep(ctx, t, sc, method, acc);
@@ -464,7 +469,7 @@ SlowCompute(void *ctx, PbTask *t, PbScratch *sc, PbMethod method, PbCompareAcc *
 /*
  * A device far faster than a CPU thread, congested: the filter threads
  * measure both and leave the queued tasks to the device (kept_for_device)
- * instead of computing them at a twentieth of its speed; at most the one
+ * instead of computing them at a thousandth of its speed; at most the one
  * task that measures a thread's rate runs on the CPU.  Same answers.
  */
 void

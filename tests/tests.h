@@ -174,6 +174,10 @@
 	X(test_match_order_independent) \
 	X(test_match_big_component) \
 	X(test_match_shape_order) \
+	/* test_match_codec.c */ \
+	X(test_match_parts_add_over_keys) \
+	X(test_match_parts_roundtrip) \
+	X(test_match_parts_rejects) \
 	/* test_oom.c */ \
 	X(test_oom_recoverable) \
 	/* test_raster_par.c */ \

@@ -94,13 +94,57 @@ BetterPartner(const PbMatchInput *in, const PairArea *pa, size_t k, size_t best)
 	return c != 0 ? c < 0 : p < q;
 }
 
-/* Fill the stardist figures of out from tp and the sum of matched IoUs. */
-static void
-Counts(PbMatchStats *out, int64_t tp, double sum)
+/* Empty parts: no objects, every sum 0. */
+void
+PbMatchPartsInit(PbMatchParts *p)
 {
-	double		fp,
+	memset(p, 0, sizeof(*p));
+	PbExactSumInit(&p->matched_iou);
+	PbExactSumInit(&p->aji_inter);
+	PbExactSumInit(&p->aji_union);
+	PbExactSumInit(&p->ajip_inter);
+	PbExactSumInit(&p->ajip_union);
+	PbExactSumInit(&p->dice_inter);
+	PbExactSumInit(&p->area_true);
+	PbExactSumInit(&p->area_pred);
+}
+
+/* Add the counts and sums of p (another matching's) to into. */
+void
+PbMatchPartsAdd(PbMatchParts *into, const PbMatchParts *p)
+{
+	into->n_true += p->n_true;
+	into->n_pred += p->n_pred;
+	into->tp += p->tp;
+	PbExactSumMerge(&into->matched_iou, &p->matched_iou);
+	PbExactSumMerge(&into->aji_inter, &p->aji_inter);
+	PbExactSumMerge(&into->aji_union, &p->aji_union);
+	PbExactSumMerge(&into->ajip_inter, &p->ajip_inter);
+	PbExactSumMerge(&into->ajip_union, &p->ajip_union);
+	PbExactSumMerge(&into->dice_inter, &p->dice_inter);
+	PbExactSumMerge(&into->area_true, &p->area_true);
+	PbExactSumMerge(&into->area_pred, &p->area_pred);
+	into->true_overcovered += p->true_overcovered;
+	into->pred_overcovered += p->pred_overcovered;
+}
+
+/*
+ * The figures (match.h's definitions) from the parts: stardist's from
+ * the counts and the sum of matched IoUs, AJI's and AJI+'s C/U, pixel
+ * Dice's 2|A∩B| / (|A| + |B|).
+ */
+void
+PbMatchStatsOf(const PbMatchParts *parts, double threshold, PbMatchStats *out)
+{
+	int64_t		tp = parts->tp;
+	double		sum = PbExactSumValue(&parts->matched_iou),
+				fp,
 				fn;
 
+	memset(out, 0, sizeof(*out));
+	out->threshold = threshold;
+	out->n_true = parts->n_true;
+	out->n_pred = parts->n_pred;
 	out->tp = tp;
 	out->fp = out->n_pred - tp;
 	out->fn = out->n_true - tp;
@@ -116,32 +160,36 @@ Counts(PbMatchStats *out, int64_t tp, double sum)
 	out->panoptic_quality = PbSafeDivide(sum, tp + fp / 2.0 + fn / 2.0);
 	out->sq = out->mean_matched_score;
 	out->dq = PbSafeDivide((double) tp, tp + fp / 2.0 + fn / 2.0);
+	out->aji = PbSafeDivide(PbExactSumValue(&parts->aji_inter),
+							PbExactSumValue(&parts->aji_union));
+	out->aji_plus = PbSafeDivide(PbExactSumValue(&parts->ajip_inter),
+								 PbExactSumValue(&parts->ajip_union));
+	out->dice_pixel = PbSafeDivide(2.0 * PbExactSumValue(&parts->dice_inter),
+								   PbExactSumValue(&parts->area_true) +
+								   PbExactSumValue(&parts->area_pred));
+	out->true_overcovered = parts->true_overcovered;
+	out->pred_overcovered = parts->pred_overcovered;
 }
 
 /*
- * AJI's C/U from the chosen partners (partner[t]: a pair index, or
- * SIZE_MAX) and which predictions were taken.
+ * Add AJI's C and U (c, u) from the chosen partners (partner[t]: a pair
+ * index, or SIZE_MAX) and which predictions were taken.
  */
-static double
-AjiOf(const PbMatchInput *in, const PairArea *pa, const size_t *partner, const uint8_t *taken)
+static void
+AjiSums(const PbMatchInput *in, const PairArea *pa, const size_t *partner, const uint8_t *taken,
+		PbExactSum *c, PbExactSum *u)
 {
-	PbExactSum	c,
-				u;
-
-	PbExactSumInit(&c);
-	PbExactSumInit(&u);
 	for (uint32_t t = 0; t < in->n_true; t++)
 		if (partner[t] != SIZE_MAX)
 		{
-			PbExactSumAdd(&c, pa->inter[partner[t]]);
-			PbExactSumAdd(&u, pa->uni[partner[t]]);
+			PbExactSumAdd(c, pa->inter[partner[t]]);
+			PbExactSumAdd(u, pa->uni[partner[t]]);
 		}
 		else
-			PbExactSumAdd(&u, in->area_true[t]);
+			PbExactSumAdd(u, in->area_true[t]);
 	for (uint32_t p = 0; p < in->n_pred; p++)
 		if (!taken[p])
-			PbExactSumAdd(&u, in->area_pred[p]);
-	return PbSafeDivide(PbExactSumValue(&c), PbExactSumValue(&u));
+			PbExactSumAdd(u, in->area_pred[p]);
 }
 
 /* Allocate n zeroed elements of size bytes. */
@@ -155,13 +203,13 @@ Zeroed(const PbAllocator *m, size_t n, size_t size)
 }
 
 /*
- * The metrics (match.h): per pair its areas and IoU; AJI's partners, the
- * stardist matching of the candidates, AJI+'s matching of every pair;
- * then the sums.
+ * The parts of the metrics (match.h): per pair its areas and IoU; AJI's
+ * partners, the stardist matching of the candidates, AJI+'s matching of
+ * every pair; then the sums.
  */
 PbStatus
-PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
-		PbMatchObjects *objs, PbError *err)
+PbMatchPartsOf(const PbMatchInput *in, const PbAllocator *mem, PbMatchParts *out,
+			   PbMatchObjects *objs, PbError *err)
 {
 	const PbAllocator *m = mem;
 	size_t		n = in->npairs,
@@ -174,15 +222,9 @@ PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
 	uint8_t    *taken,
 			   *chosen;
 	uint32_t   *edges;
-	PbExactSum	area_t,
-				area_p,
-				inter,
-				sum;
-	int64_t		tp = 0;
 	PbStatus	st;
 
-	memset(out, 0, sizeof(*out));
-	out->threshold = in->threshold;
+	PbMatchPartsInit(out);
 	out->n_true = in->n_true;
 	out->n_pred = in->n_pred;
 	if (!(in->threshold >= 0.0 && in->threshold <= 1.0))
@@ -202,19 +244,15 @@ PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
 	taken = Zeroed(m, in->n_pred, 1);
 	chosen = Zeroed(m, n, 1);
 	edges = m->alloc(m->ctx, (n ? n : 1) * sizeof(uint32_t));
-	PbExactSumInit(&area_t);
-	PbExactSumInit(&area_p);
-	PbExactSumInit(&inter);
-	PbExactSumInit(&sum);
 
 	/* areas, IoUs, AJI's partners, dice's sums, covers */
 	for (uint32_t t = 0; t < in->n_true; t++)
 	{
 		partner[t] = SIZE_MAX;
-		PbExactSumAdd(&area_t, in->area_true[t]);
+		PbExactSumAdd(&out->area_true, in->area_true[t]);
 	}
 	for (uint32_t p = 0; p < in->n_pred; p++)
-		PbExactSumAdd(&area_p, in->area_pred[p]);
+		PbExactSumAdd(&out->area_pred, in->area_pred[p]);
 	for (size_t k = 0; k < n; k++)
 	{
 		const PbMatchPair *pr = &in->pairs[k];
@@ -228,7 +266,7 @@ PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
 		pa.iou[k] = i > 0.0 && u > 0.0 ? i / u : 0.0;
 		if (pa.iou[k] <= 0.0)
 			continue;
-		PbExactSumAdd(&inter, i);
+		PbExactSumAdd(&out->dice_inter, i);
 		cover_t[pr->t] += i;
 		cover_p[pr->p] += i;
 		if (partner[pr->t] == SIZE_MAX || BetterPartner(in, &pa, k, partner[pr->t]))
@@ -238,9 +276,7 @@ PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
 	for (uint32_t t = 0; t < in->n_true; t++)
 		if (partner[t] != SIZE_MAX)
 			taken[in->pairs[partner[t]].p] = 1;
-	out->aji = AjiOf(in, &pa, partner, taken);
-	out->dice_pixel = PbSafeDivide(2.0 * PbExactSumValue(&inter),
-								   PbExactSumValue(&area_t) + PbExactSumValue(&area_p));
+	AjiSums(in, &pa, partner, taken, &out->aji_inter, &out->aji_union);
 	for (uint32_t t = 0; t < in->n_true; t++)
 		out->true_overcovered += cover_t[t] > in->area_true[t] * (1.0 + COVER_SLACK);
 	for (uint32_t p = 0; p < in->n_pred; p++)
@@ -259,7 +295,7 @@ PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
 				partner[in->pairs[k].t] = k;
 				taken[in->pairs[k].p] = 1;
 			}
-		out->aji_plus = AjiOf(in, &pa, partner, taken);
+		AjiSums(in, &pa, partner, taken, &out->ajip_inter, &out->ajip_union);
 
 		/* stardist: the candidates' matching, cardinality first */
 		for (size_t k = 0; k < nall; k++)
@@ -269,15 +305,12 @@ PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
 		st = PbMatchGraph(in, m, edges, ncand, 1, pa.iou, chosen);
 	}
 	if (st == PB_OK)
-	{
 		for (size_t k = 0; k < n; k++)
 			if (chosen[k])
 			{
-				tp++;
-				PbExactSumAdd(&sum, pa.iou[k]);
+				out->tp++;
+				PbExactSumAdd(&out->matched_iou, pa.iou[k]);
 			}
-		Counts(out, tp, PbExactSumValue(&sum));
-	}
 	if (st == PB_OK && objs)
 	{
 		for (uint32_t t = 0; t < in->n_true; t++)
@@ -315,5 +348,17 @@ PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
 	}
 	if (st == PB_ERR_STOPPED)
 		return Fail(err, st, "stopped");
+	return st;
+}
+
+/* The metrics (match.h): PbMatchPartsOf, then PbMatchStatsOf. */
+PbStatus
+PbMatch(const PbMatchInput *in, const PbAllocator *mem, PbMatchStats *out,
+		PbMatchObjects *objs, PbError *err)
+{
+	PbMatchParts parts;
+	PbStatus	st = PbMatchPartsOf(in, mem, &parts, objs, err);
+
+	PbMatchStatsOf(&parts, in->threshold, out);
 	return st;
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "../base/pb_base.h"
+#include "accum.h"
 
 #ifdef __cplusplus
 extern "C"
@@ -103,6 +104,30 @@ typedef struct PbMatchStats
 	int64_t		pred_overcovered;	/* predictions: true objects overlap */
 } PbMatchStats;
 
+/*
+ * What the metrics are computed from, as counts and exact sums that add up
+ * over independent matchings (pb_match_stats with a key: one matching per
+ * key, the figures from the sums over keys).  dice_pixel keeps |A| and |B|
+ * apart, as PbMatch always added them, so that one matching's figures stay
+ * bit-identical.
+ */
+typedef struct PbMatchParts
+{
+	int64_t		n_true,
+				n_pred,
+				tp;
+	PbExactSum	matched_iou;	/* sum of the matched pairs' IoU */
+	PbExactSum	aji_inter,		/* AJI's C and U */
+				aji_union;
+	PbExactSum	ajip_inter,		/* AJI+'s C and U */
+				ajip_union;
+	PbExactSum	dice_inter,		/* |A∩B|: sum of the pairs' intersections */
+				area_true,		/* |A| */
+				area_pred;		/* |B| */
+	int64_t		true_overcovered,
+				pred_overcovered;
+} PbMatchParts;
+
 /* No partner (PbMatchObjects). */
 #define PB_MATCH_NONE UINT32_MAX
 
@@ -127,6 +152,18 @@ typedef struct PbMatchObjects
  */
 extern PbStatus PbMatch(const PbMatchInput *in, const PbAllocator *mem,
 						PbMatchStats *out, PbMatchObjects *objs, PbError *err);
+
+/*
+ * PbMatch in two steps: the parts of one matching (same errors), and the
+ * figures at threshold from parts, one matching's or a sum of several.
+ */
+extern PbStatus PbMatchPartsOf(const PbMatchInput *in, const PbAllocator *mem,
+							   PbMatchParts *out, PbMatchObjects *objs, PbError *err);
+extern void PbMatchStatsOf(const PbMatchParts *parts, double threshold, PbMatchStats *out);
+
+/* Empty parts; add parts (of another matching) to into. */
+extern void PbMatchPartsInit(PbMatchParts *p);
+extern void PbMatchPartsAdd(PbMatchParts *into, const PbMatchParts *p);
 
 /* Divide, giving 0 where the divisor is 0 (stardist's _safe_divide). */
 extern double PbSafeDivide(double x, double y);

@@ -7,9 +7,12 @@
 
 #include "state_codec.h"
 
-/* Write one exact sum as [first nonzero limb][limb count][limbs]. */
-static size_t
-EncodeSum(const PbExactSum *sum, uint8_t *out)
+/*
+ * Write one exact sum as [first nonzero limb][limb count][limbs] (at most
+ * PB_SUM_CODE_MAX bytes); the length.
+ */
+size_t
+PbExactSumEncode(const PbExactSum *sum, uint8_t *out)
 {
 	PbExactSum	s = *sum;
 	int			lo = 0,
@@ -34,11 +37,12 @@ EncodeSum(const PbExactSum *sum, uint8_t *out)
 }
 
 /*
- * Read one exact sum; 0 when the bytes are not one: limbs out of range,
- * or a digit below the top limb outside [0, 2^32) (not normalized).
+ * Read one exact sum; the bytes read, or 0 when they are not one: limbs
+ * out of range, or a digit below the top limb outside [0, 2^32) (not
+ * normalized).
  */
-static size_t
-DecodeSum(const uint8_t *in, size_t len, PbExactSum *s)
+size_t
+PbExactSumDecode(const uint8_t *in, size_t len, PbExactSum *s)
 {
 	unsigned	lo,
 				n;
@@ -69,10 +73,10 @@ PbCompareAccEncode(const PbCompareAcc *acc, uint8_t *out)
 
 	PbPutI64(out, acc->pairs);
 	PbPutI64(out + 8, acc->intersecting);
-	k += EncodeSum(&acc->inter, out + k);
-	k += EncodeSum(&acc->uni, out + k);
-	k += EncodeSum(&acc->ratio, out + k);
-	k += EncodeSum(&acc->dice, out + k);
+	k += PbExactSumEncode(&acc->inter, out + k);
+	k += PbExactSumEncode(&acc->uni, out + k);
+	k += PbExactSumEncode(&acc->ratio, out + k);
+	k += PbExactSumEncode(&acc->dice, out + k);
 	return k;
 }
 
@@ -95,7 +99,7 @@ PbCompareAccDecode(const uint8_t *in, size_t len, PbCompareAcc *acc)
 		return 0;
 	for (int i = 0; i < 4; i++)
 	{
-		size_t		used = DecodeSum(in + k, len - k, sums[i]);
+		size_t		used = PbExactSumDecode(in + k, len - k, sums[i]);
 
 		if (used == 0)
 			return 0;

@@ -21,8 +21,9 @@ extern "C"
 {
 #endif
 
-/* Most bytes PbCompareAccEncode writes. */
-#define PB_ACC_CODE_MAX (2 * 8 + 4 * (2 + PB_EXACT_LIMBS * 8))
+/* Most bytes PbExactSumEncode and PbCompareAccEncode write. */
+#define PB_SUM_CODE_MAX (2 + PB_EXACT_LIMBS * 8)
+#define PB_ACC_CODE_MAX (2 * 8 + 4 * PB_SUM_CODE_MAX)
 
 /* A keyed state's ranges of keys: every key k with lo <= k <= hi. */
 typedef struct PbKeyRange
@@ -31,6 +32,8 @@ typedef struct PbKeyRange
 				hi;
 } PbKeyRange;
 
+extern size_t PbExactSumEncode(const PbExactSum *sum, uint8_t *out);
+extern size_t PbExactSumDecode(const uint8_t *in, size_t len, PbExactSum *s);
 extern size_t PbCompareAccEncode(const PbCompareAcc *acc, uint8_t *out);
 extern size_t PbCompareAccDecode(const uint8_t *in, size_t len, PbCompareAcc *acc);
 

@@ -365,6 +365,65 @@ CREATE AGGREGATE pb_match_stats(geometry, boolean) (
 COMMENT ON AGGREGATE pb_match_stats(geometry, boolean) IS
 	'pb_match_stats at the IoU threshold 0.5.';
 
+-- The transition state of pb_match_stats with a key: expanded while the
+-- aggregate runs; its flat form (in hex, its text) is the threshold, the
+-- metrics' additive parts (counts and exact sums) summed over the keys
+-- matched, and the ranges of those keys.
+CREATE TYPE pb_match_state;
+
+CREATE FUNCTION pb_match_state_in(cstring) RETURNS pb_match_state
+	AS 'MODULE_PATHNAME', 'pb_match_state_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_state_in(cstring) IS
+	'Input function of pb_match_state: hex of its bytes, checked.';
+
+CREATE FUNCTION pb_match_state_out(pb_match_state) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'pb_match_state_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_state_out(pb_match_state) IS
+	'Output function of pb_match_state: hex of the threshold, parts and keys (keys left are matched first).';
+
+CREATE TYPE pb_match_state (
+	INPUT = pb_match_state_in,
+	OUTPUT = pb_match_state_out,
+	INTERNALLENGTH = VARIABLE
+);
+COMMENT ON TYPE pb_match_state IS
+	'Partial state of pb_match_stats(geometry, boolean, float8, bigint): the IoU threshold, the metrics'' counts and exact sums over the keys matched, and those keys; two combine when they share no key and have the same threshold.';
+
+CREATE FUNCTION pb_match_keyed_transfn(pb_match_state, geometry, boolean, float8, bigint)
+	RETURNS pb_match_state
+	AS 'MODULE_PATHNAME', 'pb_match_keyed_transfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_keyed_transfn(pb_match_state, geometry, boolean, float8, bigint) IS
+	'Transition function of pb_match_stats with a key: checks the IoU threshold and decodes one polygon into its key''s sets.';
+
+CREATE FUNCTION pb_match_keyed_combinefn(pb_match_state, pb_match_state) RETURNS pb_match_state
+	AS 'MODULE_PATHNAME', 'pb_match_keyed_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_keyed_combinefn(pb_match_state, pb_match_state) IS
+	'Combine function of pb_match_stats with a key: adds the parts of states that matched different keys at the same threshold; an error otherwise.';
+
+CREATE FUNCTION pb_match_keyed_finalfn(pb_match_state) RETURNS pb_match_stats_result
+	AS 'MODULE_PATHNAME', 'pb_match_keyed_finalfn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_match_keyed_finalfn(pb_match_state) IS
+	'Final function of pb_match_stats with a key: matches the keys left, then the metrics from the parts summed over keys.';
+
+-- PARALLEL RESTRICTED: PostgreSQL's parallel workers would split the rows
+-- of a key; Citus's partials, one per shard, keep them whole when the key
+-- is the distribution column.
+CREATE AGGREGATE pb_match_stats(geometry, boolean, float8, bigint) (
+	SFUNC = pb_match_keyed_transfn,
+	STYPE = pb_match_state,
+	FINALFUNC = pb_match_keyed_finalfn,
+	FINALFUNC_MODIFY = READ_WRITE,
+	COMBINEFUNC = pb_match_keyed_combinefn,
+	PARALLEL = RESTRICTED
+);
+COMMENT ON AGGREGATE pb_match_stats(geometry, boolean, float8, bigint) IS
+	'pb_match_stats with a key (fourth argument, a slide say): only polygons of the same key are paired and matched, each key on its own, and the figures come from the sums over keys of their parts (n_true, n_pred, tp, matched IoUs, AJI''s and AJI+''s intersections and unions, pixel Dice''s areas), so AJI over keys is their summed intersections over their summed unions (doc/metrics.md). With one key, the same as pb_match_stats over the rows. Rows with a NULL geometry or key take no part. Pushed down to Citus workers as partials when the key is the distribution column.';
+
 CREATE FUNCTION pb_match_objects(table_a regclass, id_column_a name, geom_column_a name,
 								 table_b regclass, id_column_b name, geom_column_b name,
 								 iou_threshold float8 DEFAULT 0.5)

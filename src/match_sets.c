@@ -62,12 +62,11 @@ IdOrder(void *ctx, int pred, uint32_t i, uint32_t j)
 
 /*
  * Pair the sets through the pipeline, number each set's objects, and
- * compute the metrics (and objs, when given) at threshold; a WARNING when
- * the pairs show that a set's objects overlap one another.
+ * compute the parts of the metrics (and objs, when given) at threshold.
  */
 void
-PbMatchSetPair(SetsState *s, PbMatchSets *ms, double threshold, PbMatchStats *st,
-			 PbMatchObjects *objs, const char *caller)
+PbMatchSetParts(SetsState *s, PbMatchSets *ms, double threshold, PbMatchParts *parts,
+				PbMatchObjects *objs, const char *caller)
 {
 	const uint8 *in_a;
 	uint32	   *index;
@@ -113,7 +112,7 @@ PbMatchSetPair(SetsState *s, PbMatchSets *ms, double threshold, PbMatchStats *st
 	in->order_ctx = ms;
 	in->poll = PbInterruptArrived;
 	PbPgAllocatorInit(&mem, CurrentMemoryContext);
-	rc = PbMatch(in, &mem, st, objs, &err);
+	rc = PbMatchPartsOf(in, &mem, parts, objs, &err);
 	if (rc == PB_ERR_STOPPED)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -121,6 +120,12 @@ PbMatchSetPair(SetsState *s, PbMatchSets *ms, double threshold, PbMatchStats *st
 	}
 	if (rc != PB_OK)
 		elog(ERROR, "%s: %s", caller, err.message);
+}
+
+/* A WARNING when st shows that a set's objects overlap one another. */
+void
+PbWarnOvercovered(const PbMatchStats *st, const char *caller)
+{
 	if (st->true_overcovered > 0 || st->pred_overcovered > 0)
 		ereport(WARNING,
 				(errmsg("%s: the objects of set %s overlap one another", caller,
@@ -128,6 +133,22 @@ PbMatchSetPair(SetsState *s, PbMatchSets *ms, double threshold, PbMatchStats *st
 				 errdetail("Objects of set a that set b covers more than their area: %lld; objects of set b that set a covers more than their area: %lld.",
 						   (long long) st->true_overcovered, (long long) st->pred_overcovered),
 				 errhint("dice_pixel, aji and aji_plus count overlapping areas more than once: they assume the objects of each set are disjoint, as in a label image.")));
+}
+
+/*
+ * Pair the sets, number each set's objects, and compute the metrics (and
+ * objs, when given) at threshold; a WARNING when the pairs show that a
+ * set's objects overlap one another.
+ */
+void
+PbMatchSetPair(SetsState *s, PbMatchSets *ms, double threshold, PbMatchStats *st,
+			   PbMatchObjects *objs, const char *caller)
+{
+	PbMatchParts parts;
+
+	PbMatchSetParts(s, ms, threshold, &parts, objs, caller);
+	PbMatchStatsOf(&parts, threshold, st);
+	PbWarnOvercovered(st, caller);
 }
 
 /*

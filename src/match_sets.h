@@ -1,11 +1,12 @@
 /*
  * match_sets.h: two polygon sets paired by the SCCG pipeline and matched
  * by the core (core/geom/match.h), shared by the instance-metric functions
- * (match_stats.c, tile_agreement.c).
+ * (match_stats.c, match_keyed.c, tile_agreement.c).
  */
 #ifndef PB_MATCH_SETS_H
 #define PB_MATCH_SETS_H
 
+#include "core/geom/match_codec.h"
 #include "core/geom/pb_geom.h"
 #include "pixelbox.h"
 
@@ -30,10 +31,35 @@ extern double PbCheckIoUThreshold(double threshold, const char *caller);
 
 /*
  * Pair the sets of s, number each set's objects into ms, and compute the
- * metrics into st (and objs, when given) at threshold.
+ * metrics into st (and objs, when given) at threshold, with the WARNING
+ * of PbWarnOvercovered; PbMatchSetParts computes their parts, unwarned.
  */
 extern void PbMatchSetPair(SetsState *s, PbMatchSets *ms, double threshold, PbMatchStats *st,
 						   PbMatchObjects *objs, const char *caller);
+extern void PbMatchSetParts(SetsState *s, PbMatchSets *ms, double threshold,
+							PbMatchParts *parts, PbMatchObjects *objs, const char *caller);
+extern void PbWarnOvercovered(const PbMatchStats *st, const char *caller);
+
+/* match_stats.c: the pb_match_stats_result row of st (threshold NULL without one). */
+extern Datum PbMatchStatsDatum(FunctionCallInfo fcinfo, const PbMatchStats *st,
+							   bool has_threshold);
+
+/*
+ * match_state.c: pb_match_state, the partial state of the keyed
+ * pb_match_stats: its threshold (none before a row), the parts summed
+ * over the keys it matched, and those keys as sorted ranges.
+ */
+typedef struct PbMatchTotals
+{
+	bool		has_threshold;
+	double		threshold;
+	PbMatchParts parts;
+	PbKeyRange *ranges;
+	uint32		nranges;
+} PbMatchTotals;
+extern Size PbMatchStateFlatSize(uint32 nranges);
+extern Size PbMatchStateFlatten(const PbMatchTotals *t, uint8 *out);
+extern void PbMatchStateRead(const uint8 *in, Size len, PbMatchTotals *t, MemoryContext cxt);
 
 /*
  * Read the tables of arguments 0-5 (table_a, id_a, geom_a, table_b, ...)

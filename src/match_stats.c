@@ -79,8 +79,8 @@ pb_match_stats_deserialfn(PG_FUNCTION_ARGS)
 }
 
 /* The pb_match_stats_result row of st (threshold NULL without one). */
-static Datum
-StatsDatum(FunctionCallInfo fcinfo, const PbMatchStats *st, bool has_threshold)
+Datum
+PbMatchStatsDatum(FunctionCallInfo fcinfo, const PbMatchStats *st, bool has_threshold)
 {
 	TupleDesc	tupdesc;
 	Datum		v[STATS_COLUMNS];
@@ -127,10 +127,10 @@ pb_match_stats_finalfn(PG_FUNCTION_ARGS)
 
 	memset(&st, 0, sizeof(st));
 	if (s == NULL || !PbSetsThreshold(s, &threshold))
-		PG_RETURN_DATUM(StatsDatum(fcinfo, &st, false));
+		PG_RETURN_DATUM(PbMatchStatsDatum(fcinfo, &st, false));
 	memset(&ms, 0, sizeof(ms));
 	PbMatchSetPair(s, &ms, threshold, &st, NULL, STATS);
-	PG_RETURN_DATUM(StatsDatum(fcinfo, &st, true));
+	PG_RETURN_DATUM(PbMatchStatsDatum(fcinfo, &st, true));
 }
 
 /*

@@ -202,6 +202,9 @@ extern void PbComparisonStateRead(const uint8 *in, Size len, PbCompareAcc *acc);
 extern Size PbSetStateFlatSize(uint32 nranges);
 extern Size PbSetStateFlatten(const PbSetTotals *t, uint8 *out);
 extern void PbSetStateRead(const uint8 *in, Size len, PbSetTotals *t, MemoryContext cxt);
+extern void PbBadState(const char *what) pg_attribute_noreturn();
+extern bytea *PbStateFromHex(const char *text, const char *what);
+extern char *PbStateHex(struct varlena *v);
 
 /* citus_guard.c: no silent pull of every polygon to a Citus coordinator */
 extern bool pb_allow_coordinator_pull;

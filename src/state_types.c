@@ -8,7 +8,9 @@
  * (state_codec.h), plus, for the keyed pb_compare_sets, its polygon
  * counts and the keys it compared.  The text form, which Citus uses to
  * ship a worker's partial state to the coordinator, is the flat bytes in
- * hex.  Reading either checks every byte: a state is never trusted.
+ * hex.  Reading either checks every byte: a state is never trusted.  The
+ * hex text and the error of a bad state serve pb_match_state too
+ * (match_state.c).
  */
 #include "postgres.h"
 
@@ -20,8 +22,8 @@
 #define STATE_VERSION 1			/* first byte of every flat state */
 
 /* Raise the error of a malformed state of type what. */
-static void
-BadState(const char *what)
+void
+PbBadState(const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -44,7 +46,7 @@ PbComparisonStateRead(const uint8 *in, Size len, PbCompareAcc *acc)
 {
 	if (len < 1 || in[0] != STATE_VERSION ||
 		PbCompareAccDecode(in + 1, len - 1, acc) != len - 1)
-		BadState("pb_comparison_state");
+		PbBadState("pb_comparison_state");
 }
 
 /* Bytes of a flat pb_set_comparison_state with nranges key ranges. */
@@ -77,39 +79,39 @@ PbSetStateRead(const uint8 *in, Size len, PbSetTotals *t, MemoryContext cxt)
 	uint32		n = 0;
 
 	if (len < 1 || in[0] != STATE_VERSION)
-		BadState("pb_set_comparison_state");
+		PbBadState("pb_set_comparison_state");
 	k = PbCompareAccDecode(in + 1, len - 1, &t->acc);
 	if (k == 0 || len - 1 - k < 4 * 8)
-		BadState("pb_set_comparison_state");
+		PbBadState("pb_set_comparison_state");
 	k += 1;
 	for (int i = 0; i < 4; i++, k += 8)
 		t->counts[i] = PbGetI64(in + k);
 	if (t->counts[0] < 0 || t->counts[1] < 0 || t->counts[2] < 0 || t->counts[3] < 0 ||
 		t->counts[2] > t->counts[0] || t->counts[3] > t->counts[1] ||
 		PbKeyRangesDecode(in + k, len - k, NULL, 0, &n) != len - k)
-		BadState("pb_set_comparison_state");
+		PbBadState("pb_set_comparison_state");
 	t->ranges = MemoryContextAlloc(cxt, sizeof(PbKeyRange) * Max(n, 1));
 	if (PbKeyRangesDecode(in + k, len - k, t->ranges, n, &t->nranges) != len - k)
-		BadState("pb_set_comparison_state");
+		PbBadState("pb_set_comparison_state");
 }
 
 /* The flat bytes of text in hex (what the output functions write). */
-static bytea *
-FlatFromHex(const char *text, const char *what)
+bytea *
+PbStateFromHex(const char *text, const char *what)
 {
 	size_t		len = strlen(text);
 	bytea	   *v;
 
 	if (len % 2 != 0)
-		BadState(what);
+		PbBadState(what);
 	v = palloc(VARHDRSZ + len / 2);
 	SET_VARSIZE(v, VARHDRSZ + hex_decode(text, len, VARDATA(v)));
 	return v;
 }
 
 /* Hex text of a flat state (detoasted; an expanded one is flattened). */
-static char *
-HexOfFlat(struct varlena *v)
+char *
+PbStateHex(struct varlena *v)
 {
 	Size		len = VARSIZE_ANY_EXHDR(v);
 	char	   *out = palloc(2 * len + 1);
@@ -123,7 +125,7 @@ PG_FUNCTION_INFO_V1(pb_comparison_state_in);
 Datum
 pb_comparison_state_in(PG_FUNCTION_ARGS)
 {
-	bytea	   *v = FlatFromHex(PG_GETARG_CSTRING(0), "pb_comparison_state");
+	bytea	   *v = PbStateFromHex(PG_GETARG_CSTRING(0), "pb_comparison_state");
 	PbCompareAcc acc;
 
 	PbComparisonStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, &acc);
@@ -135,7 +137,7 @@ PG_FUNCTION_INFO_V1(pb_comparison_state_out);
 Datum
 pb_comparison_state_out(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_CSTRING(HexOfFlat(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+	PG_RETURN_CSTRING(PbStateHex(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
 }
 
 PG_FUNCTION_INFO_V1(pb_set_comparison_state_in);
@@ -143,7 +145,7 @@ PG_FUNCTION_INFO_V1(pb_set_comparison_state_in);
 Datum
 pb_set_comparison_state_in(PG_FUNCTION_ARGS)
 {
-	bytea	   *v = FlatFromHex(PG_GETARG_CSTRING(0), "pb_set_comparison_state");
+	bytea	   *v = PbStateFromHex(PG_GETARG_CSTRING(0), "pb_set_comparison_state");
 	PbSetTotals t;
 
 	PbSetStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, &t, CurrentMemoryContext);
@@ -156,5 +158,5 @@ PG_FUNCTION_INFO_V1(pb_set_comparison_state_out);
 Datum
 pb_set_comparison_state_out(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_CSTRING(HexOfFlat(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+	PG_RETURN_CSTRING(PbStateHex(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
 }

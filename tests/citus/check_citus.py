@@ -18,11 +18,12 @@ slide and co-located, all with GiST indexes, and checks:
   - keyed pb_compare_sets whose key occurs in several shards is an error;
   - EXPLAIN shows worker_partial_agg on the workers and coord_combine_agg on
     the coordinator, and the coordinator receives at most 1 KB per shard;
+    grouped by slide, the aggregate runs whole on the workers;
   - a worker stopped mid-query gives an error, not an answer, and the
     query answers again once the worker is back;
   - which pixelbox.device the workers compute with when the coordinator's
     session sets it (plain SET, SET LOCAL with citus.propagate_set_commands,
-    ALTER DATABASE ... SET);
+    ALTER DATABASE / ROLE ... SET);
   - no server process of the cluster died of a signal.
 Talks to the nodes with psql.  Prints one line per check and a summary line
 "citus checks: N passed, M failed"; exits non-zero on failure.
@@ -201,6 +202,12 @@ def check_explain():
           f"({received / shards:.0f} bytes a shard)")
     check(received <= 1024 * shards, "EXPLAIN ANALYZE: coordinator input <= 1 KB a shard",
           f"{received} bytes for {shards} shards")
+    q = "SELECT slide, pb_compare_sets(g, in_a) " + UNION.format(a="a_dist", b="b_dist") + \
+        " GROUP BY 1"
+    plan = "\n".join(r[0] for r in sql("EXPLAIN (VERBOSE) " + q))
+    tasks = [line for line in plan.splitlines() if "Query: " in line]
+    check(tasks and all("pb_compare_sets(" in t for t in tasks),
+          "EXPLAIN: pb_compare_sets GROUP BY slide runs whole on the workers", plan[:600])
 
 
 def worker_active(port, needle):
@@ -234,7 +241,7 @@ def check_worker_down():
     start = time.time()
     stopped = pg_ctl("-D", data, "-m", "immediate", "-w", "stop").returncode == 0
     out, err = proc.communicate(timeout=120)
-    print(f"     worker stopped {'mid-query' if running else 'AFTER the query'}; "
+    print(f"     worker on port {port} stopped {'mid-query' if running else 'AFTER the query'}; "
           f"query ended {time.time() - start:.1f} s later: {err.strip()[:200] or out.strip()}")
     check(running and stopped and proc.returncode != 0 and "ERROR" in err and not out.strip(),
           "worker stopped mid-query: an error, no answer",
@@ -255,7 +262,8 @@ def worker_devices(prefix=""):
 def check_devices():
     """Which pixelbox.device the workers compute with: the coordinator
     session's SET stays there; SET LOCAL reaches them with
-    citus.propagate_set_commands = local; ALTER DATABASE ... SET reaches them.
+    citus.propagate_set_commands = local; ALTER DATABASE / ROLE ... SET
+    reaches them.
     The coordinator itself needs no GPU: pixelbox.device = gpu there changes
     nothing about the answers computed on the workers."""
     sql("CREATE OR REPLACE FUNCTION pb_citus_device(geometry) RETURNS text VOLATILE "
@@ -269,13 +277,15 @@ def check_devices():
     print(f"     after SET LOCAL cpu with citus.propagate_set_commands = local: {got}")
     check(got == "cpu", "SET LOCAL pixelbox.device reaches the workers "
           "with citus.propagate_set_commands = local", got)
-    sql("ALTER DATABASE pb_citus SET pixelbox.device = cpu")
-    try:
-        got = worker_devices()
-    finally:
-        sql("ALTER DATABASE pb_citus RESET pixelbox.device")
-    print(f"     after ALTER DATABASE pb_citus SET pixelbox.device = cpu: {got}")
-    check(got == "cpu", "ALTER DATABASE ... SET pixelbox.device reaches the workers", got)
+    for target in ("DATABASE pb_citus", "ROLE postgres"):
+        sql(f"ALTER {target} SET pixelbox.device = cpu")
+        try:
+            got = worker_devices()
+        finally:
+            sql(f"ALTER {target} RESET pixelbox.device")
+        print(f"     after ALTER {target} SET pixelbox.device = cpu: {got}")
+        check(got == "cpu", f"ALTER {target.split()[0]} ... SET pixelbox.device reaches "
+              "the workers' next sessions", got)
     gpu = ["pixelbox.device = gpu"]
     same_answer("pixelbox.device = gpu on the coordinator: jaccard_gpu GROUP BY slide",
                 "SELECT p.slide, jaccard_gpu(p.geom, q.geom) " + JOIN + " GROUP BY 1 ORDER BY 1",

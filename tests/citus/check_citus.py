@@ -60,14 +60,14 @@ def check(ok, what, detail=""):
         print(f"FAIL {what}" + (f": {detail}" if detail else ""))
 
 
-def psql(text, port=None, env=None):
+def psql(text, port=None):
     """Run SQL text with psql (on the node at port, default the coordinator)
     and return (rows as lists of text, error text or None)."""
     cmd = ["psql", "-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1"]
     if port:
         cmd += ["-p", str(port)]
     r = subprocess.run(cmd, input=text, capture_output=True, text=True,
-                       env=dict(os.environ, PGOPTIONS="-c extra_float_digits=3", **(env or {})))
+                       env=dict(os.environ, PGOPTIONS="-c extra_float_digits=3"))
     rows = [line.split("|") for line in r.stdout.splitlines() if line]
     return rows, (r.stderr.strip() or "error") if r.returncode != 0 else None
 
@@ -106,8 +106,8 @@ def same_answer(what, template, settings=(), plain_settings=()):
         return
     diffs = [f"row {i} {n}: {w} != {g}" for i, (wr, gr) in enumerate(zip(want, got))
              for n, w, g in zip(names, wr, gr) if w != g]
-    if len(want) != len(got):
-        diffs.insert(0, f"{len(got)} rows, plain {len(want)}")
+    if len(want) != len(got) or names != got_names:
+        diffs.insert(0, f"{len(got)} rows of {got_names}, plain {len(want)} of {names}")
     check(not diffs and bool(want), f"{what}: distributed = plain ({len(want)} rows)",
           "; ".join(diffs[:4]))
 

@@ -13,8 +13,10 @@ slide and co-located, all with GiST indexes, and checks:
     global and per slide; pb_compare_sets keyed by slide, global, and
     unkeyed per slide; pb_match_stats per slide;
   - aggregates that cannot push down exactly (pb_compare_sets unkeyed and
-    pb_match_stats, global) refuse to pull every polygon to the coordinator,
-    and answer as the plain tables with pixelbox.allow_coordinator_pull on;
+    pb_match_stats, global; pb_compare_tables) and the table functions that
+    read whole tables (pb_intersecting_pairs, pb_match_objects) refuse to
+    pull every polygon to the coordinator, and answer as the plain tables
+    with pixelbox.allow_coordinator_pull on;
   - keyed pb_compare_sets whose key occurs in several shards is an error;
   - EXPLAIN shows worker_partial_agg on the workers and coord_combine_agg on
     the coordinator, and the coordinator receives at most 1 KB per shard
@@ -41,10 +43,15 @@ SLIDES = 4
 POLYGONS = 2000
 SHARDS = 8
 PULL_ERROR = "would pull every polygon to the Citus coordinator"
+TABLE_PULL_ERROR = "would pull every polygon of Citus distributed table"
 KEY_ERROR = "occurs in more than one partial aggregate"
 JOIN = "FROM {a} p JOIN {b} q ON p.slide = q.slide AND p.geom && q.geom"
 UNION = ("FROM (SELECT geom g, true in_a, slide, tile FROM {a} "
          "UNION ALL SELECT geom, false, slide, tile FROM {b}) u")
+# Citus cannot push down this UNION ALL: it pulls both tables as
+# intermediate results first (recursive planning)
+UNION_NO_SLIDE = ("FROM (SELECT geom g, true in_a FROM {a} "
+                  "UNION ALL SELECT geom, false FROM {b}) u")
 
 passed = 0
 failed = 0
@@ -166,14 +173,37 @@ def check_answers():
                 "SELECT slide, (pb_match_stats(g, in_a)).* " + UNION + " GROUP BY 1 ORDER BY 1")
 
 
+def rows_digest(function, columns):
+    """A query of the count and an md5 of the sorted rows of table function
+    function over tables {a} and {b} (columns: its output, as text)."""
+    row = " || ',' || ".join(f"{c}::text" for c in columns)
+    return (f"SELECT count(*), md5(string_agg({row}, ';' ORDER BY {row})) "
+            f"FROM {function}('{{a}}', 'id', 'geom', '{{b}}', 'id', 'geom')")
+
+
 def check_refusals():
-    """Aggregates that cannot push down refuse the coordinator pull, unless
-    allowed; a tile key met in several shards does not combine."""
+    """Aggregates and table functions that cannot push down refuse the
+    coordinator pull, and answer as the plain tables when it is allowed; a
+    tile key met in several shards does not combine."""
     pull = ["pixelbox.allow_coordinator_pull = on"]
-    for what, template in (
-            ("global pb_compare_sets", "SELECT (pb_compare_sets(g, in_a)).* " + UNION),
-            ("global pb_match_stats", "SELECT (pb_match_stats(g, in_a)).* " + UNION)):
-        error_like(what, template, PULL_ERROR)
+    for what, template, message in (
+            ("global pb_compare_sets", "SELECT (pb_compare_sets(g, in_a)).* " + UNION,
+             PULL_ERROR),
+            ("global pb_match_stats", "SELECT (pb_match_stats(g, in_a)).* " + UNION, PULL_ERROR),
+            ("global pb_compare_sets, slide not in the UNION ALL",
+             "SELECT (pb_compare_sets(g, in_a)).* " + UNION_NO_SLIDE, PULL_ERROR),
+            ("global pb_match_stats, slide not in the UNION ALL",
+             "SELECT (pb_match_stats(g, in_a)).* " + UNION_NO_SLIDE, PULL_ERROR),
+            ("pb_compare_tables", "SELECT (pb_compare_tables('{a}', 'geom', '{b}', 'geom')).*",
+             PULL_ERROR),
+            ("pb_intersecting_pairs",
+             rows_digest("pb_intersecting_pairs",
+                         ["id_a", "id_b", "area_a", "area_b", "area_intersection"]),
+             TABLE_PULL_ERROR),
+            ("pb_match_objects",
+             rows_digest("pb_match_objects", ["in_a", "id", "match_id", "iou", "status"]),
+             TABLE_PULL_ERROR)):
+        error_like(what, template, message)
         same_answer(what + " with pixelbox.allow_coordinator_pull", template, pull)
     error_like("global pb_compare_sets keyed by tile (in every shard)",
                "SELECT (pb_compare_sets(g, in_a, tile)).* " + UNION, KEY_ERROR)

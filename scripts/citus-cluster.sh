@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the scripts: start and stop a throwaway Citus cluster (a
 # coordinator and two workers of PostgreSQL 15 on this machine, TCP on
 # 127.0.0.1, free ports) in one temporary directory, with citus, postgis and

@@ -101,10 +101,10 @@ def query(template, dist, settings=()):
     return rows[0], rows[1:], None
 
 
-def same_answer(what, template, settings=(), plain_settings=()):
+def same_answer(what, template, settings=()):
     """Check that template gives the same rows, field by field, over the
     distributed tables (after settings) as over the plain ones."""
-    names, want, err = query(template, False, plain_settings)
+    names, want, err = query(template, False)
     if err:
         check(False, what, "plain tables: " + err)
         return
@@ -120,10 +120,10 @@ def same_answer(what, template, settings=(), plain_settings=()):
           "; ".join(diffs[:4]))
 
 
-def error_like(what, template, message, settings=()):
+def error_like(what, template, message):
     """Check that template over the distributed tables is an error whose
     message contains message."""
-    _, rows, err = query(template, True, settings)
+    _, rows, err = query(template, True)
     check(err is not None and message in err, f"{what}: error '{message}'",
           err if err else f"answered {rows}")
 

@@ -37,49 +37,60 @@ CREATE TYPE pb_comparison AS (
 COMMENT ON TYPE pb_comparison IS
 	'Result of pb_cross_compare: pair counts, mean and total Jaccard, mean Dice, summed intersection and union areas.';
 
-CREATE FUNCTION pb_compare_transfn(internal, geometry, geometry) RETURNS internal
+-- The transition state of jaccard_gpu and pb_cross_compare: expanded while
+-- the aggregate runs; its flat form (and, in hex, its text, which Citus ships
+-- from the workers to the coordinator) is only the exact totals.
+CREATE TYPE pb_comparison_state;
+
+CREATE FUNCTION pb_comparison_state_in(cstring) RETURNS pb_comparison_state
+	AS 'MODULE_PATHNAME', 'pb_comparison_state_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_comparison_state_in(cstring) IS
+	'Input function of pb_comparison_state: hex of its bytes, checked.';
+
+CREATE FUNCTION pb_comparison_state_out(pb_comparison_state) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'pb_comparison_state_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_comparison_state_out(pb_comparison_state) IS
+	'Output function of pb_comparison_state: hex of the exact totals (pending pairs computed first).';
+
+CREATE TYPE pb_comparison_state (
+	INPUT = pb_comparison_state_in,
+	OUTPUT = pb_comparison_state_out,
+	INTERNALLENGTH = VARIABLE
+);
+COMMENT ON TYPE pb_comparison_state IS
+	'Partial state of jaccard_gpu and pb_cross_compare: exact totals of the pairs aggregated, which combine bit-identically (parallel workers, Citus workers).';
+
+CREATE FUNCTION pb_compare_transfn(pb_comparison_state, geometry, geometry) RETURNS pb_comparison_state
 	AS 'MODULE_PATHNAME', 'pb_compare_transfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION pb_compare_transfn(internal, geometry, geometry) IS
+COMMENT ON FUNCTION pb_compare_transfn(pb_comparison_state, geometry, geometry) IS
 	'Transition function of jaccard_gpu and pb_cross_compare: batches one pair.';
 
-CREATE FUNCTION pb_compare_combinefn(internal, internal) RETURNS internal
+CREATE FUNCTION pb_compare_combinefn(pb_comparison_state, pb_comparison_state) RETURNS pb_comparison_state
 	AS 'MODULE_PATHNAME', 'pb_compare_combinefn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION pb_compare_combinefn(internal, internal) IS
-	'Combine function of jaccard_gpu and pb_cross_compare: merges exact totals.';
+COMMENT ON FUNCTION pb_compare_combinefn(pb_comparison_state, pb_comparison_state) IS
+	'Combine function of jaccard_gpu and pb_cross_compare: adds exact totals.';
 
-CREATE FUNCTION pb_compare_serialfn(internal) RETURNS bytea
-	AS 'MODULE_PATHNAME', 'pb_compare_serialfn'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION pb_compare_serialfn(internal) IS
-	'Serialization function of jaccard_gpu and pb_cross_compare.';
-
-CREATE FUNCTION pb_compare_deserialfn(bytea, internal) RETURNS internal
-	AS 'MODULE_PATHNAME', 'pb_compare_deserialfn'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION pb_compare_deserialfn(bytea, internal) IS
-	'Deserialization function of jaccard_gpu and pb_cross_compare.';
-
-CREATE FUNCTION pb_jaccard_finalfn(internal) RETURNS float8
+CREATE FUNCTION pb_jaccard_finalfn(pb_comparison_state) RETURNS float8
 	AS 'MODULE_PATHNAME', 'pb_jaccard_finalfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION pb_jaccard_finalfn(internal) IS
+COMMENT ON FUNCTION pb_jaccard_finalfn(pb_comparison_state) IS
 	'Final function of jaccard_gpu: J'', NULL when no pair intersects.';
 
-CREATE FUNCTION pb_cross_compare_finalfn(internal) RETURNS pb_comparison
+CREATE FUNCTION pb_cross_compare_finalfn(pb_comparison_state) RETURNS pb_comparison
 	AS 'MODULE_PATHNAME', 'pb_cross_compare_finalfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION pb_cross_compare_finalfn(internal) IS
+COMMENT ON FUNCTION pb_cross_compare_finalfn(pb_comparison_state) IS
 	'Final function of pb_cross_compare.';
 
 CREATE AGGREGATE jaccard_gpu(geometry, geometry) (
 	SFUNC = pb_compare_transfn,
-	STYPE = internal,
+	STYPE = pb_comparison_state,
 	FINALFUNC = pb_jaccard_finalfn,
 	COMBINEFUNC = pb_compare_combinefn,
-	SERIALFUNC = pb_compare_serialfn,
-	DESERIALFUNC = pb_compare_deserialfn,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE jaccard_gpu(geometry, geometry) IS
@@ -87,11 +98,9 @@ COMMENT ON AGGREGATE jaccard_gpu(geometry, geometry) IS
 
 CREATE AGGREGATE pb_cross_compare(geometry, geometry) (
 	SFUNC = pb_compare_transfn,
-	STYPE = internal,
+	STYPE = pb_comparison_state,
 	FINALFUNC = pb_cross_compare_finalfn,
 	COMBINEFUNC = pb_compare_combinefn,
-	SERIALFUNC = pb_compare_serialfn,
-	DESERIALFUNC = pb_compare_deserialfn,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE pb_cross_compare(geometry, geometry) IS
@@ -174,24 +183,61 @@ CREATE AGGREGATE pb_compare_sets(geometry, boolean) (
 COMMENT ON AGGREGATE pb_compare_sets(geometry, boolean) IS
 	'Cross-comparison of two polygon sets in one scan (second argument: true for set a, false for set b), without a join: the SCCG pipeline (grid tiles, packed Hilbert R-trees, exact areas on CPU threads and the GPU, task migration). Same numbers as the Fig. 1(b) query, plus missed polygons per set.';
 
-CREATE FUNCTION pb_compare_tiles_transfn(internal, geometry, boolean, bigint) RETURNS internal
+-- The transition state of pb_compare_sets with a key: expanded while the
+-- aggregate runs; its flat form (in hex, its text) is the finished tiles'
+-- exact totals, polygon counts and the ranges of keys compared.
+CREATE TYPE pb_set_comparison_state;
+
+CREATE FUNCTION pb_set_comparison_state_in(cstring) RETURNS pb_set_comparison_state
+	AS 'MODULE_PATHNAME', 'pb_set_comparison_state_in'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_set_comparison_state_in(cstring) IS
+	'Input function of pb_set_comparison_state: hex of its bytes, checked.';
+
+CREATE FUNCTION pb_set_comparison_state_out(pb_set_comparison_state) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'pb_set_comparison_state_out'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION pb_set_comparison_state_out(pb_set_comparison_state) IS
+	'Output function of pb_set_comparison_state: hex of the totals, counts and keys (tiles finished first).';
+
+CREATE TYPE pb_set_comparison_state (
+	INPUT = pb_set_comparison_state_in,
+	OUTPUT = pb_set_comparison_state_out,
+	INTERNALLENGTH = VARIABLE
+);
+COMMENT ON TYPE pb_set_comparison_state IS
+	'Partial state of pb_compare_sets(geometry, boolean, bigint): exact totals, polygon counts and the keys compared; two combine when they share no key.';
+
+CREATE FUNCTION pb_compare_tiles_transfn(pb_set_comparison_state, geometry, boolean, bigint)
+	RETURNS pb_set_comparison_state
 	AS 'MODULE_PATHNAME', 'pb_compare_tiles_transfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION pb_compare_tiles_transfn(internal, geometry, boolean, bigint) IS
+COMMENT ON FUNCTION pb_compare_tiles_transfn(pb_set_comparison_state, geometry, boolean, bigint) IS
 	'Transition function of pb_compare_sets with a tile key: decodes one polygon into its tile; a change of tile sends the finished tile to the pipeline.';
 
-CREATE FUNCTION pb_compare_tiles_finalfn(internal) RETURNS pb_set_comparison
+CREATE FUNCTION pb_compare_tiles_combinefn(pb_set_comparison_state, pb_set_comparison_state)
+	RETURNS pb_set_comparison_state
+	AS 'MODULE_PATHNAME', 'pb_compare_tiles_combinefn'
+	LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION pb_compare_tiles_combinefn(pb_set_comparison_state, pb_set_comparison_state) IS
+	'Combine function of pb_compare_sets with a key: adds the totals of states that compared different keys; an error when a key is in both.';
+
+CREATE FUNCTION pb_compare_tiles_finalfn(pb_set_comparison_state) RETURNS pb_set_comparison
 	AS 'MODULE_PATHNAME', 'pb_compare_tiles_finalfn'
 	LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION pb_compare_tiles_finalfn(internal) IS
+COMMENT ON FUNCTION pb_compare_tiles_finalfn(pb_set_comparison_state) IS
 	'Final function of pb_compare_sets with a tile key: sends the last tile, waits for the pipeline, totals.';
 
+-- PARALLEL RESTRICTED: PostgreSQL's parallel workers would split the rows
+-- of a key; Citus's partials, one per shard, keep them whole when the key
+-- is the distribution column.
 CREATE AGGREGATE pb_compare_sets(geometry, boolean, bigint) (
 	SFUNC = pb_compare_tiles_transfn,
-	STYPE = internal,
+	STYPE = pb_set_comparison_state,
 	FINALFUNC = pb_compare_tiles_finalfn,
 	FINALFUNC_MODIFY = READ_WRITE,
-	PARALLEL = SAFE
+	COMBINEFUNC = pb_compare_tiles_combinefn,
+	PARALLEL = RESTRICTED
 );
 COMMENT ON AGGREGATE pb_compare_sets(geometry, boolean, bigint) IS
 	'pb_compare_sets with a tile key (third argument): only polygons of the same tile are compared (the Fig. 1(b) query with a.tile = b.tile); each tile goes to the pipeline as soon as the rows move on to another tile, so rows ordered by tile stream through it during the scan.';

@@ -9,9 +9,15 @@
  * state holds two batches: while the GPU computes one (its rectilinear
  * integer pairs; the others are computed on the CPU at once), the backend
  * decodes rows into the other; results are folded when the next batch is
- * ready and at the end.  Serial/deserial/combine move only the totals, so
- * parallel workers compute their own batches and the leader merges;
- * answers are bit-identical whatever the plan or the device.
+ * ready and at the end.
+ *
+ * The state is a pb_comparison_state, an expanded object: the aggregate
+ * updates it in place row after row, and its flat form (what crosses to
+ * a parallel leader or, as text, from a Citus worker to the coordinator)
+ * is only the exact totals, a few hundred bytes, computed when it is
+ * flattened.  So parallel workers and Citus workers compute their own
+ * pairs and the combine function adds totals; answers are bit-identical
+ * whatever the plan, the node or the device.
  */
 #include "postgres.h"
 
@@ -19,13 +25,12 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
+#include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 
 #include "core/geom/pb_geom.h"
 #include "core/sccg/pb_sccg.h"
 #include "pixelbox.h"
-
-#define PB_STATE_FORMAT 1		/* version byte of serialized states */
 
 /* Whether a state's batches go to the GPU (decided at its first batch). */
 typedef enum GpuMode
@@ -33,9 +38,10 @@ typedef enum GpuMode
 	GPU_UNDECIDED, GPU_ON, GPU_OFF
 } GpuMode;
 
-/* Transition state of the comparison aggregates. */
+/* Transition state of the comparison aggregates, an expanded object. */
 typedef struct PbAggState
 {
+	ExpandedObjectHeader hdr;	/* first: the expanded pb_comparison_state */
 	PbAllocator mem;			/* palloc in the aggregate's context */
 	PbBatch		batch[2];		/* batch[cur] fills; batch[1 - cur] may be on the GPU */
 	uint32_t   *gpu_idx[2];		/* a batch's pairs sent to the GPU */
@@ -49,16 +55,32 @@ typedef struct PbAggState
 	const char *caller;			/* the aggregate's name, for messages */
 	uint64		serial;			/* fills of batch[cur] so far */
 	PbGeomMemo	memo[2];		/* each argument's large values in this fill */
+	uint8		flat[PB_COMPARISON_STATE_MAX];	/* the flat form, once asked for */
+	Size		flat_len;
 } PbAggState;
 
-/* The calling aggregate's name, or a generic one. */
+static void StateFinish(PbAggState *s);
+
+/*
+ * The calling aggregate's name, or a generic one.  Citus runs the
+ * aggregate inside its own (worker_partial_agg(oid, ...) on the workers):
+ * then the name is that of the aggregate its first argument names.
+ */
 static const char *
 AggregateName(FunctionCallInfo fcinfo, MemoryContext cxt)
 {
 	Aggref	   *aggref = AggGetAggref(fcinfo);
-	char	   *name;
+	Oid			agg = aggref ? aggref->aggfnoid : InvalidOid;
+	char	   *name = OidIsValid(agg) ? get_func_name(agg) : NULL;
 
-	if (aggref == NULL || (name = get_func_name(aggref->aggfnoid)) == NULL)
+	if (name && strcmp(name, "worker_partial_agg") == 0 && aggref->args != NIL)
+	{
+		Expr	   *first = ((TargetEntry *) linitial(aggref->args))->expr;
+
+		if (IsA(first, Const) && !((Const *) first)->constisnull)
+			name = get_func_name(DatumGetObjectId(((Const *) first)->constvalue));
+	}
+	if (name == NULL)
 		return "pixelbox aggregate";
 	return MemoryContextStrdup(cxt, name);
 }
@@ -81,22 +103,101 @@ StateGone(void *arg)
 	PbGpuForget(arg);
 }
 
-/* Make an empty state in the aggregate's memory context. */
+/*
+ * The flat form's size: what is pending is computed first, since the flat
+ * form holds only the totals.
+ */
+static Size
+StateFlatSize(ExpandedObjectHeader *eohptr)
+{
+	PbAggState *s = (PbAggState *) eohptr;
+
+	StateFinish(s);
+	s->flat_len = PbComparisonStateFlatten(&s->acc, s->flat);
+	return VARHDRSZ + s->flat_len;
+}
+
+/* Write the flat form StateFlatSize measured. */
+static void
+StateFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	PbAggState *s = (PbAggState *) eohptr;
+
+	Assert(allocated_size == VARHDRSZ + s->flat_len);
+	memcpy(VARDATA(result), s->flat, s->flat_len);
+	SET_VARSIZE(result, allocated_size);
+}
+
+static const ExpandedObjectMethods StateMethods = {StateFlatSize, StateFlatten};
+
+/*
+ * Make an empty state: an expanded object in its own context under the
+ * aggregate's, so PostgreSQL keeps it as the transition value uncopied.
+ */
 static PbAggState *
 StateCreate(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 {
-	PbAggState *s = MemoryContextAllocZero(aggcxt, sizeof(PbAggState));
-	MemoryContextCallback *cb = MemoryContextAlloc(aggcxt, sizeof(MemoryContextCallback));
+	MemoryContext cxt = AllocSetContextCreate(aggcxt, "pixelbox comparison state",
+											  ALLOCSET_DEFAULT_SIZES);
+	PbAggState *s = MemoryContextAllocZero(cxt, sizeof(PbAggState));
+	MemoryContextCallback *cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
 
-	PbPgAllocatorInit(&s->mem, aggcxt);
+	EOH_init_header(&s->hdr, &StateMethods, cxt);
+	PbPgAllocatorInit(&s->mem, cxt);
 	PbBatchInit(&s->batch[0], &s->mem);
 	PbBatchInit(&s->batch[1], &s->mem);
 	PbScratchInit(&s->scratch, &s->mem);
 	PbCompareInit(&s->acc);
-	s->caller = AggregateName(fcinfo, aggcxt);
+	s->caller = AggregateName(fcinfo, cxt);
 	cb->func = StateGone;
 	cb->arg = s;
-	MemoryContextRegisterResetCallback(aggcxt, cb);
+	MemoryContextRegisterResetCallback(cxt, cb);
+	return s;
+}
+
+/*
+ * The totals of state argument argno (false when it is NULL): an expanded
+ * state's after computing what it has pending, or a flat one's, read.
+ */
+static bool
+TotalsArg(FunctionCallInfo fcinfo, int argno, PbCompareAcc *acc)
+{
+	Datum		d;
+
+	if (PG_ARGISNULL(argno))
+		return false;
+	d = PG_GETARG_DATUM(argno);
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+	{
+		PbAggState *s = (PbAggState *) DatumGetEOHP(d);
+
+		StateFinish(s);
+		*acc = s->acc;
+	}
+	else
+	{
+		struct varlena *v = PG_DETOAST_DATUM(d);
+
+		PbComparisonStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, acc);
+	}
+	return true;
+}
+
+/*
+ * State argument argno to update: the expanded state itself, or a new one
+ * holding a flat state's totals; NULL for NULL.
+ */
+static PbAggState *
+StateArg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
+{
+	PbAggState *s;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(PG_GETARG_DATUM(argno))))
+		return (PbAggState *) DatumGetEOHP(PG_GETARG_DATUM(argno));
+	s = StateCreate(fcinfo, aggcxt);
+	TotalsArg(fcinfo, argno, &s->acc);
 	return s;
 }
 
@@ -236,7 +337,7 @@ Datum
 pb_compare_transfn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = AggContext(fcinfo, "pb_compare_transfn");
-	PbAggState *s = PG_ARGISNULL(0) ? NULL : (PbAggState *) PG_GETARG_POINTER(0);
+	PbAggState *s = StateArg(fcinfo, 0, aggcxt);
 	PbBatch    *b;
 	uint32_t	ia,
 				ib;
@@ -244,79 +345,41 @@ pb_compare_transfn(PG_FUNCTION_ARGS)
 	if (s == NULL)
 		s = StateCreate(fcinfo, aggcxt);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		PG_RETURN_POINTER(s);
+		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 	b = &s->batch[s->cur];
 	if (b->nshapes == 0)
 		s->serial++;			/* a new fill: the memos' shapes are gone */
-	ia = PbDecodeGeometryArgMemo(fcinfo, 1, b, s->serial, &s->memo[0], aggcxt, s->caller);
-	ib = PbDecodeGeometryArgMemo(fcinfo, 2, b, s->serial, &s->memo[1], aggcxt, s->caller);
+	ia = PbDecodeGeometryArgMemo(fcinfo, 1, b, s->serial, &s->memo[0], s->hdr.eoh_context, s->caller);
+	ib = PbDecodeGeometryArgMemo(fcinfo, 2, b, s->serial, &s->memo[1], s->hdr.eoh_context, s->caller);
 	PbCheckSameSrid(b, ia, ib, s->caller);
 	PbBatchAddPair(b, ia, ib);
 	if (PbBatchBytes(b) >= BatchBudget(s))
 		StateFlush(s);
-	PG_RETURN_POINTER(s);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_combinefn);
-/* Merge the totals of the second state into the first. */
+/*
+ * Add the totals of the second state to the first: parallel workers'
+ * states in the leader, Citus workers' on the coordinator.
+ */
 Datum
 pb_compare_combinefn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = AggContext(fcinfo, "pb_compare_combinefn");
-	PbAggState *s1 = PG_ARGISNULL(0) ? NULL : (PbAggState *) PG_GETARG_POINTER(0);
-	PbAggState *s2 = PG_ARGISNULL(1) ? NULL : (PbAggState *) PG_GETARG_POINTER(1);
+	PbAggState *s1 = StateArg(fcinfo, 0, aggcxt);
+	PbCompareAcc add;
 
-	if (s2 == NULL)
+	if (!TotalsArg(fcinfo, 1, &add))
 	{
 		if (s1 == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
+		PG_RETURN_DATUM(EOHPGetRWDatum(&s1->hdr));
 	}
-	StateFinish(s2);
 	if (s1 == NULL)
 		s1 = StateCreate(fcinfo, aggcxt);
-	PbCompareMerge(&s1->acc, &s2->acc);
-	PG_RETURN_POINTER(s1);
-}
-
-PG_FUNCTION_INFO_V1(pb_compare_serialfn);
-/* Compute pending pairs and serialize the totals for a parallel leader. */
-Datum
-pb_compare_serialfn(PG_FUNCTION_ARGS)
-{
-	PbAggState *s = (PbAggState *) PG_GETARG_POINTER(0);
-	bytea	   *out = palloc(VARHDRSZ + 1 + sizeof(PbCompareAcc));
-	PbCompareAcc acc;
-
-	StateFinish(s);
-	acc = s->acc;
-	PbExactSumNormalize(&acc.inter);
-	PbExactSumNormalize(&acc.uni);
-	PbExactSumNormalize(&acc.ratio);
-	PbExactSumNormalize(&acc.dice);
-	SET_VARSIZE(out, VARHDRSZ + 1 + sizeof(PbCompareAcc));
-	VARDATA(out)[0] = PB_STATE_FORMAT;
-	memcpy(VARDATA(out) + 1, &acc, sizeof(PbCompareAcc));
-	PG_RETURN_BYTEA_P(out);
-}
-
-PG_FUNCTION_INFO_V1(pb_compare_deserialfn);
-/* Rebuild a state (totals only) from pb_compare_serialfn's bytes. */
-Datum
-pb_compare_deserialfn(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = AggContext(fcinfo, "pb_compare_deserialfn");
-	bytea	   *in = PG_GETARG_BYTEA_PP(0);
-	PbAggState *s;
-
-	if (VARSIZE_ANY_EXHDR(in) != 1 + sizeof(PbCompareAcc) ||
-		VARDATA_ANY(in)[0] != PB_STATE_FORMAT)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-				 errmsg("pb_compare_deserialfn: invalid serialized aggregate state")));
-	s = StateCreate(fcinfo, aggcxt);
-	memcpy(&s->acc, VARDATA_ANY(in) + 1, sizeof(PbCompareAcc));
-	PG_RETURN_POINTER(s);
+	PbCompareMerge(&s1->acc, &add);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&s1->hdr));
 }
 
 /* Compute what is pending and return the figures (zeros for no state). */
@@ -324,17 +387,11 @@ static PbCompareResult
 FinalResult(FunctionCallInfo fcinfo)
 {
 	PbCompareResult r;
+	PbCompareAcc acc;
 
-	if (PG_ARGISNULL(0))
-	{
-		PbCompareAcc empty;
-
-		PbCompareInit(&empty);
-		PbCompareResultOf(&empty, &r);
-		return r;
-	}
-	StateFinish((PbAggState *) PG_GETARG_POINTER(0));
-	PbCompareResultOf(&((PbAggState *) PG_GETARG_POINTER(0))->acc, &r);
+	if (!TotalsArg(fcinfo, 0, &acc))
+		PbCompareInit(&acc);
+	PbCompareResultOf(&acc, &r);
 	return r;
 }
 

@@ -169,6 +169,11 @@ _PG_init(void)
 							 "When the GPU is congested the smallest tasks run on CPU threads that would finish them sooner, at the rates measured in the run; when it is idle it takes filter work. Off: every stage stays where it is (for comparison).",
 							 &pb_migration, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("pixelbox.allow_coordinator_pull",
+							 "Let pb_compare_sets without a key and pb_match_stats pull every polygon to a Citus coordinator.",
+							 "Off (the default): over Citus distributed tables, not grouped by the distribution column, they raise an error instead of copying every polygon of every shard to the coordinator.",
+							 &pb_allow_coordinator_pull, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pixelbox.pipelined",
 							 "Run the pipeline's stages concurrently.",
 							 "Off: every tile is filtered before any is aggregated, as the paper's NoPipe baselines (for comparison).",

@@ -184,6 +184,29 @@ extern void PbPipeRunEnd(PbPipeRun *r);
 struct PbCompareResult;
 extern void PbCompareResultDatums(const struct PbCompareResult *r, Datum *values, bool *nulls);
 
+/*
+ * state_types.c: the flat forms of the partial states (pb_comparison_state,
+ * pb_set_comparison_state) and their text, which Citus ships from workers
+ * to the coordinator.  Reading checks the bytes and raises on bad ones.
+ */
+#define PB_COMPARISON_STATE_MAX (1 + PB_ACC_CODE_MAX)
+typedef struct PbSetTotals
+{
+	PbCompareAcc acc;
+	int64		counts[4];		/* polygons of a, of b, missed of a, of b */
+	PbKeyRange *ranges;			/* the keys compared, sorted ranges */
+	uint32		nranges;
+} PbSetTotals;
+extern Size PbComparisonStateFlatten(const PbCompareAcc *acc, uint8 *out);
+extern void PbComparisonStateRead(const uint8 *in, Size len, PbCompareAcc *acc);
+extern Size PbSetStateFlatSize(uint32 nranges);
+extern Size PbSetStateFlatten(const PbSetTotals *t, uint8 *out);
+extern void PbSetStateRead(const uint8 *in, Size len, PbSetTotals *t, MemoryContext cxt);
+
+/* citus_guard.c: no silent pull of every polygon to a Citus coordinator */
+extern bool pb_allow_coordinator_pull;
+extern void PbRejectCoordinatorPull(FunctionCallInfo fcinfo, const char *caller);
+
 /* set_compare.c: two polygon sets, paired by R-trees (pb_compare_sets) */
 typedef struct SetsState SetsState;
 extern SetsState *PbSetsCreate(MemoryContext cxt);

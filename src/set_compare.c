@@ -221,7 +221,13 @@ PbSetsTransition(FunctionCallInfo fcinfo, const char *caller)
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "%s transition function called in non-aggregate context", caller);
-	s = PG_ARGISNULL(0) ? PbSetsCreate(aggcxt) : (SetsState *) PG_GETARG_POINTER(0);
+	if (PG_ARGISNULL(0))
+	{
+		PbRejectCoordinatorPull(fcinfo, caller);
+		s = PbSetsCreate(aggcxt);
+	}
+	else
+		s = (SetsState *) PG_GETARG_POINTER(0);
 	PbProgressRow(caller, aggcxt);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		return s;

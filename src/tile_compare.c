@@ -16,9 +16,18 @@
  * tasks add up to a few times its polygons, not a copy per tile switch.
  *
  * One streaming run per backend at a time: other groups of a hashed
- * GROUP BY keep their tasks and run them at their final call.  There is
- * no combine function (a tile's rows must meet in one backend), so
- * PostgreSQL never splits this aggregate over parallel workers.
+ * GROUP BY keep their tasks and run them at their final call.
+ *
+ * The state is a pb_set_comparison_state, an expanded object.  Flattened
+ * (for Citus, which runs the aggregate on each worker's shards and ships
+ * the states to the coordinator as text), it finishes its tiles and keeps
+ * only their totals, polygon counts and the ranges of keys it compared;
+ * the combine function adds two such states when no key is in both, and
+ * raises otherwise, since then polygons of one key were never compared.
+ * So partials are exact when the key is the tables' distribution column.
+ * PostgreSQL's own parallel workers would split a key's rows, so the
+ * aggregate is PARALLEL RESTRICTED: the scan under it may be parallel,
+ * the aggregate runs in the leader.
  */
 #include "postgres.h"
 
@@ -26,6 +35,7 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "utils/expandeddatum.h"
 #include "utils/hsearch.h"
 
 #include "core/geom/pb_geom.h"
@@ -48,12 +58,13 @@ typedef struct TileEntry
 	bool		frozen;			/* batch is in a task: copy before adding */
 } TileEntry;
 
-/* Transition state. */
+/* Transition state, an expanded object. */
 typedef struct TileSets
 {
-	MemoryContext cxt;
+	ExpandedObjectHeader hdr;	/* first: the expanded pb_set_comparison_state */
+	MemoryContext cxt;			/* the live tiles' memory, under the object's */
 	PbAllocator mem;
-	HTAB	   *tiles;
+	HTAB	   *tiles;			/* the live tiles; NULL: none */
 	TileEntry  *open;			/* the tile rows go to now */
 	PbPipeRun	   *run;			/* NULL until the streaming run starts */
 	PbTask	  **tasks;			/* every task made */
@@ -66,7 +77,13 @@ typedef struct TileSets
 				cap_shapes;
 	int32		srid;
 	bool		has_srid;
+	PbSetTotals done;			/* the finished tiles' totals and keys */
+	uint8	   *flat;			/* the flat form, once asked for */
+	Size		flat_len;
 } TileSets;
+
+static void FinishTiles(TileSets *s);
+static TileSets *StateArg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt);
 
 /* Whether a streaming run is active in this backend (one at a time). */
 static const TileSets *streaming;
@@ -79,25 +96,68 @@ ReleaseStreaming(void *arg)
 		streaming = NULL;
 }
 
-/* A new state in the aggregate's context. */
+/* The flat form's size: the live tiles are finished first. */
+static Size
+StateFlatSize(ExpandedObjectHeader *eohptr)
+{
+	TileSets   *s = (TileSets *) eohptr;
+
+	FinishTiles(s);
+	if (s->flat)
+		pfree(s->flat);
+	s->flat = MemoryContextAlloc(s->hdr.eoh_context, PbSetStateFlatSize(s->done.nranges));
+	s->flat_len = PbSetStateFlatten(&s->done, s->flat);
+	return VARHDRSZ + s->flat_len;
+}
+
+/* Write the flat form StateFlatSize measured. */
+static void
+StateFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	TileSets   *s = (TileSets *) eohptr;
+
+	Assert(allocated_size == VARHDRSZ + s->flat_len);
+	memcpy(VARDATA(result), s->flat, s->flat_len);
+	SET_VARSIZE(result, allocated_size);
+}
+
+static const ExpandedObjectMethods StateMethods = {StateFlatSize, StateFlatten};
+
+/*
+ * A new state, no tiles yet: an expanded object in its own context under
+ * the aggregate's, so PostgreSQL keeps it as the transition value uncopied.
+ */
 static TileSets *
 CreateState(MemoryContext aggcxt)
 {
-	TileSets   *s = MemoryContextAllocZero(aggcxt, sizeof(TileSets));
-	HASHCTL		ctl;
-	MemoryContextCallback *cb = MemoryContextAlloc(aggcxt, sizeof(MemoryContextCallback));
+	MemoryContext cxt = AllocSetContextCreate(aggcxt, "pixelbox set comparison state",
+											  ALLOCSET_DEFAULT_SIZES);
+	TileSets   *s = MemoryContextAllocZero(cxt, sizeof(TileSets));
 
-	s->cxt = aggcxt;
-	PbPgAllocatorInit(&s->mem, aggcxt);
+	EOH_init_header(&s->hdr, &StateMethods, cxt);
+	PbCompareInit(&s->done.acc);
+	return s;
+}
+
+/* Make room for live tiles: their context, allocator and table. */
+static void
+StartTiles(TileSets *s)
+{
+	HASHCTL		ctl;
+	MemoryContextCallback *cb;
+
+	s->cxt = AllocSetContextCreate(s->hdr.eoh_context, "pixelbox set comparison tiles",
+								   ALLOCSET_DEFAULT_SIZES);
+	cb = MemoryContextAlloc(s->cxt, sizeof(MemoryContextCallback));
+	PbPgAllocatorInit(&s->mem, s->cxt);
 	ctl.keysize = sizeof(int64);
 	ctl.entrysize = sizeof(TileEntry);
-	ctl.hcxt = aggcxt;
+	ctl.hcxt = s->cxt;
 	s->tiles = hash_create("pb_compare_sets tiles", 256, &ctl,
 						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	cb->func = ReleaseStreaming;
 	cb->arg = s;
-	MemoryContextRegisterResetCallback(aggcxt, cb);
-	return s;
+	MemoryContextRegisterResetCallback(s->cxt, cb);
 }
 
 /* Grow a per-shape array of the tile to hold n shapes. */
@@ -245,9 +305,13 @@ pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 
 	if (!AggCheckCallContext(fcinfo, &aggcxt))
 		elog(ERROR, "pb_compare_tiles_transfn called in non-aggregate context");
-	s = PG_ARGISNULL(0) ? CreateState(aggcxt) : (TileSets *) PG_GETARG_POINTER(0);
+	s = StateArg(fcinfo, 0, aggcxt);
+	if (s == NULL)
+		s = CreateState(aggcxt);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		PG_RETURN_POINTER(s);
+		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	if (s->tiles == NULL)
+		StartTiles(s);
 	key = PG_GETARG_INT64(3);
 	in_a = PG_GETARG_BOOL(2);
 	e = s->open;
@@ -280,50 +344,186 @@ pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 		e->na++;
 	else
 		e->nb++;
-	PG_RETURN_POINTER(s);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+}
+
+/*
+ * Add the totals t (another state's, or the live tiles') to into, whose
+ * key ranges are reallocated in cxt; raises when a key is in both.
+ */
+static void
+AddTotals(PbSetTotals *into, const PbSetTotals *t, MemoryContext cxt)
+{
+	PbKeyRange *ranges = MemoryContextAlloc(cxt, sizeof(PbKeyRange) *
+											Max(1, into->nranges + t->nranges));
+	uint32		n = 0;
+	int64_t		clash = 0;
+
+	if (PbKeyRangesMerge(into->ranges, into->nranges, t->ranges, t->nranges,
+						 ranges, &n, &clash) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("pb_compare_sets: key " INT64_FORMAT " occurs in more than one partial aggregate",
+						(int64) clash),
+				 errdetail("Polygons of one key must meet in one partial aggregate to be compared; "
+						   "here they were split (Citus shards not distributed by the key)."),
+				 errhint("Distribute both tables by the key column, co-located, or GROUP BY the distribution column.")));
+	PbCompareMerge(&into->acc, &t->acc);
+	for (int i = 0; i < 4; i++)
+		into->counts[i] += t->counts[i];
+	if (into->ranges)
+		pfree(into->ranges);
+	into->ranges = ranges;
+	into->nranges = n;
+}
+
+/*
+ * Finish the live tiles: send the last of them, wait for the pipeline,
+ * and add their totals, polygon counts and keys to s->done; their memory
+ * goes back.
+ */
+static void
+FinishTiles(TileSets *s)
+{
+	PbSetTotals live;
+	uint8	   *matched;
+	int64	   *keys;
+	HASH_SEQ_STATUS seq;
+	TileEntry  *e;
+	uint32		nkeys = 0;
+
+	if (s->tiles == NULL)
+		return;
+	memset(&live, 0, sizeof(live));
+	PbCompareInit(&live.acc);
+	matched = MemoryContextAllocExtended(s->cxt, s->nshapes + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	keys = MemoryContextAllocHuge(s->cxt, sizeof(int64) * (hash_get_num_entries(s->tiles) + 1));
+	hash_seq_init(&seq, s->tiles);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		CloseTile(s, e, true);
+		keys[nkeys++] = e->key;
+	}
+	s->open = NULL;
+	FeedPending(s);
+	PbPipeRunFinish(s->run, &live.acc);
+	for (uint32 k = 0; k < s->ntasks; k++)
+	{
+		const PbTask *t = s->tasks[k];
+
+		for (uint32 i = 0; t->hit && i < t->na + t->nb; i++)
+			if (t->hit[i])
+				matched[s->task_gid[k][t->src_ids[i]]] = 1;
+	}
+	PbPipeRunEnd(s->run);
+	s->run = NULL;
+	for (uint32 i = 0; i < s->nshapes; i++)
+	{
+		live.counts[s->in_a[i] ? 0 : 1]++;
+		if (!matched[i])
+			live.counts[s->in_a[i] ? 2 : 3]++;
+	}
+	live.ranges = MemoryContextAllocHuge(s->cxt, sizeof(PbKeyRange) * (nkeys + 1));
+	live.nranges = PbKeyRangesOf((int64_t *) keys, nkeys, live.ranges);
+	AddTotals(&s->done, &live, s->hdr.eoh_context);
+	MemoryContextDelete(s->cxt);	/* frees the streaming slot too */
+	s->cxt = NULL;
+	s->tiles = NULL;
+	s->tasks = NULL;
+	s->task_gid = NULL;
+	s->in_a = NULL;
+	s->ntasks = s->cap_tasks = s->nfed = s->nshapes = s->cap_shapes = 0;
+}
+
+/*
+ * State argument argno to update: the expanded state itself, or a new one
+ * holding a flat state's totals; NULL for NULL.
+ */
+static TileSets *
+StateArg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
+{
+	Datum		d;
+	TileSets   *s;
+	struct varlena *v;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	d = PG_GETARG_DATUM(argno);
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+		return (TileSets *) DatumGetEOHP(d);
+	s = CreateState(aggcxt);
+	v = PG_DETOAST_DATUM(d);
+	PbSetStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, &s->done,
+				   s->hdr.eoh_context);
+	return s;
+}
+
+/*
+ * The totals of state argument argno (false when it is NULL): an expanded
+ * state's once its tiles are finished (t points into it), or a flat one's,
+ * read (key ranges in the current context).
+ */
+static bool
+TotalsArg(FunctionCallInfo fcinfo, int argno, PbSetTotals *t)
+{
+	Datum		d;
+	struct varlena *v;
+
+	if (PG_ARGISNULL(argno))
+		return false;
+	d = PG_GETARG_DATUM(argno);
+	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+	{
+		TileSets   *s = (TileSets *) DatumGetEOHP(d);
+
+		FinishTiles(s);
+		*t = s->done;
+		return true;
+	}
+	v = PG_DETOAST_DATUM(d);
+	PbSetStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, t, CurrentMemoryContext);
+	return true;
+}
+
+PG_FUNCTION_INFO_V1(pb_compare_tiles_combinefn);
+/*
+ * Add the second state's totals to the first (Citus workers' states on
+ * the coordinator); raises when both compared polygons of one key.
+ */
+Datum
+pb_compare_tiles_combinefn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt;
+	TileSets   *s;
+	PbSetTotals t;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		elog(ERROR, "pb_compare_tiles_combinefn called in non-aggregate context");
+	s = StateArg(fcinfo, 0, aggcxt);
+	if (!TotalsArg(fcinfo, 1, &t))
+	{
+		if (s == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	}
+	if (s == NULL)
+		s = CreateState(aggcxt);
+	FinishTiles(s);
+	AddTotals(&s->done, &t, s->hdr.eoh_context);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_tiles_finalfn);
-/* Send the last tile, wait for the pipeline, return pb_set_comparison. */
+/* Finish the tiles (sending the last, waiting for the pipeline): pb_set_comparison. */
 Datum
 pb_compare_tiles_finalfn(PG_FUNCTION_ARGS)
 {
-	TileSets   *s = PG_ARGISNULL(0) ? NULL : (TileSets *) PG_GETARG_POINTER(0);
-	PbCompareAcc acc;
-	int64		counts[4] = {0, 0, 0, 0};	/* polygons a, b, missed a, b */
+	PbSetTotals t;
 
-	PbCompareInit(&acc);
-	if (s != NULL)
+	if (!TotalsArg(fcinfo, 0, &t))
 	{
-		uint8	   *matched = palloc_extended(s->nshapes + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-
-		HASH_SEQ_STATUS seq;
-		TileEntry  *e;
-
-		hash_seq_init(&seq, s->tiles);
-		while ((e = hash_seq_search(&seq)) != NULL)
-			CloseTile(s, e, true);
-		s->open = NULL;
-		FeedPending(s);
-		PbPipeRunFinish(s->run, &acc);
-		for (uint32 k = 0; k < s->ntasks; k++)
-		{
-			const PbTask *t = s->tasks[k];
-
-			for (uint32 i = 0; t->hit && i < t->na + t->nb; i++)
-				if (t->hit[i])
-					matched[s->task_gid[k][t->src_ids[i]]] = 1;
-		}
-		PbPipeRunEnd(s->run);
-		s->run = NULL;
-		ReleaseStreaming(s);
-		for (uint32 i = 0; i < s->nshapes; i++)
-		{
-			counts[s->in_a[i] ? 0 : 1]++;
-			if (!matched[i])
-				counts[s->in_a[i] ? 2 : 3]++;
-		}
-		pfree(matched);
+		memset(&t, 0, sizeof(t));
+		PbCompareInit(&t.acc);
 	}
-	return PbSetsResultDatum(fcinfo, &acc, counts, "pb_compare_sets");
+	return PbSetsResultDatum(fcinfo, &t.acc, t.counts, "pb_compare_sets");
 }

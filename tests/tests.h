@@ -90,6 +90,14 @@
 	X(test_precision_shallow_crossing) \
 	X(test_precision_jaccard_capped) \
 	X(test_precision_extreme_coordinates) \
+	/* test_state_codec.c */ \
+	X(test_state_codec_roundtrip) \
+	X(test_state_codec_partials_merge) \
+	X(test_state_codec_negative_and_zero) \
+	X(test_state_codec_rejects) \
+	X(test_key_ranges_build_and_merge) \
+	X(test_key_ranges_clash) \
+	X(test_key_ranges_codec) \
 	/* test_accum.c */ \
 	X(test_exact_small_known) \
 	X(test_exact_negative) \

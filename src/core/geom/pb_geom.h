@@ -16,6 +16,7 @@
 #include "parse_files.h"
 #include "parse_text.h"
 #include "shape_pack.h"
+#include "state_codec.h"
 #include "text_reader.h"
 
 #endif							/* PB_GEOM_H */

@@ -11,13 +11,21 @@
  * the aggregate: a Citus custom scan under it means rows pulled from
  * workers.  Grouped by the distribution column, the whole aggregate runs
  * on the workers instead and never meets the guard.
+ *
+ * The functions that read whole tables (pb_intersecting_pairs,
+ * pb_match_objects and those built on them) refuse a Citus distributed
+ * table for the same reason: their query would pull it whole.
  */
 #include "postgres.h"
 
+#include "catalog/pg_namespace_d.h"
+#include "catalog/pg_type_d.h"
 #include "executor/executor.h"
+#include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
+#include "utils/lsyscache.h"
 
 #include "pixelbox.h"
 
@@ -76,7 +84,53 @@ PbRejectCoordinatorPull(FunctionCallInfo fcinfo, const char *caller)
 			 errmsg("%s over Citus distributed tables would pull every polygon to the Citus coordinator",
 					caller),
 			 errdetail("Its polygons must all meet in one backend, so it cannot be split into partial aggregates on the workers."),
+			 strcmp(caller, "pb_compare_sets") == 0 ?
 			 errhint("GROUP BY the distribution column (the whole aggregate then runs on the workers), "
 					 "or use pb_compare_sets(geom, in_a, key) with the distribution column as key; "
+					 "SET pixelbox.allow_coordinator_pull = on to pull anyway.") :
+			 errhint("GROUP BY the distribution column (the whole aggregate then runs on the workers); "
 					 "SET pixelbox.allow_coordinator_pull = on to pull anyway.")));
+}
+
+/*
+ * Whether relid is a Citus table split over workers (hash, range or append
+ * distributed; reference and local tables are whole on this node).
+ */
+static bool
+IsDistributed(Oid relid)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1] = {ObjectIdGetDatum(relid)};
+	bool		distributed;
+
+	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+		return false;			/* no Citus in this database */
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_dist_partition "
+							  "WHERE logicalrelid = $1 AND partmethod IN ('h', 'r', 'a')",
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "reading pg_dist_partition failed");
+	distributed = SPI_processed > 0;
+	SPI_finish();
+	return distributed;
+}
+
+/*
+ * Raise when relid, a table the caller would read whole, is a Citus
+ * distributed table, unless pixelbox.allow_coordinator_pull is on.
+ */
+void
+PbRejectDistributedTable(Oid relid, const char *caller)
+{
+	if (pb_allow_coordinator_pull || !IsDistributed(relid))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s would pull every polygon of Citus distributed table %s to the coordinator",
+					caller, get_rel_name(relid)),
+			 errdetail("It reads whole tables into one backend."),
+			 errhint("Run it on one distribution value's rows (a view or table of one slide), "
+					 "use the aggregates grouped by the distribution column, "
+					 "or SET pixelbox.allow_coordinator_pull = on to pull anyway.")));
 }

@@ -264,8 +264,13 @@ ReadRows(PairRows *pr, const char *query)
 void
 PbReadTables(FunctionCallInfo fcinfo, MemoryContext cxt, const char *caller, PbTableSets *out)
 {
-	char	   *query = RowsQuery(fcinfo, caller);
-	PairRows   *pr = palloc0(sizeof(PairRows));	/* a run of rows: not on the stack */
+	char	   *query;
+	PairRows   *pr;
+
+	PbRejectDistributedTable(PG_GETARG_OID(0), caller);
+	PbRejectDistributedTable(PG_GETARG_OID(3), caller);
+	query = RowsQuery(fcinfo, caller);
+	pr = palloc0(sizeof(PairRows));	/* a run of rows: not on the stack */
 
 	pr->caller = caller;
 	pr->cxt = cxt;

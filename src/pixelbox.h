@@ -206,6 +206,7 @@ extern void PbSetStateRead(const uint8 *in, Size len, PbSetTotals *t, MemoryCont
 /* citus_guard.c: no silent pull of every polygon to a Citus coordinator */
 extern bool pb_allow_coordinator_pull;
 extern void PbRejectCoordinatorPull(FunctionCallInfo fcinfo, const char *caller);
+extern void PbRejectDistributedTable(Oid relid, const char *caller);
 
 /* set_compare.c: two polygon sets, paired by R-trees (pb_compare_sets) */
 typedef struct SetsState SetsState;

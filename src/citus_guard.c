@@ -8,8 +8,8 @@
  * one (a polygon in one shard may overlap a polygon in another), so Citus
  * would silently copy every polygon of every shard to the coordinator and
  * compute there.  The guard looks, once per state, at the plan feeding
- * the aggregate: a Citus custom scan under it means rows pulled from
- * workers.  Grouped by the distribution column, the whole aggregate runs
+ * the aggregate: a Citus custom scan under it, or a scan of Citus
+ * intermediate results, means rows pulled from workers.  Grouped by the distribution column, the whole aggregate runs
  * on the workers instead and never meets the guard.
  *
  * The functions that read whole tables (pb_intersecting_pairs,
@@ -31,7 +31,34 @@
 
 bool		pb_allow_coordinator_pull = false;
 
-/* Whether the plan under ps reads rows through a Citus custom scan. */
+/*
+ * Whether a function scan reads Citus intermediate results: rows a
+ * subquery Citus could not push down (a UNION ALL without the
+ * distribution column) already copied from the workers.
+ */
+static bool
+ReadsIntermediateResults(const FunctionScan *fs)
+{
+	ListCell   *lc;
+
+	foreach(lc, fs->functions)
+	{
+		Node	   *expr = ((RangeTblFunction *) lfirst(lc))->funcexpr;
+		char	   *name;
+
+		if (expr == NULL || !IsA(expr, FuncExpr))
+			continue;
+		name = get_func_name(((FuncExpr *) expr)->funcid);
+		if (name && strncmp(name, "read_intermediate_result", 24) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the plan under ps reads rows pulled from Citus workers: through
+ * a Citus custom scan, or from Citus intermediate results.
+ */
 static bool
 ReadsFromCitus(PlanState *ps)
 {
@@ -45,6 +72,8 @@ ReadsFromCitus(PlanState *ps)
 		if (cs->methods && strncmp(cs->methods->CustomName, "Citus", 5) == 0)
 			return true;
 	}
+	if (IsA(ps, FunctionScanState) && ReadsIntermediateResults((const FunctionScan *) ps->plan))
+		return true;
 	if (IsA(ps, AppendState))
 	{
 		AppendState *as = (AppendState *) ps;

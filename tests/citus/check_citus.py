@@ -11,13 +11,15 @@ slide and co-located, all with GiST indexes, and checks:
     answer bit for bit (extra_float_digits = 3, composite rows field by
     field): jaccard_gpu and pb_cross_compare over the co-located && join,
     global and per slide; pb_compare_sets keyed by slide, global, and
-    unkeyed per slide; pb_match_stats per slide;
+    unkeyed per slide; pb_match_stats keyed by slide, global, and unkeyed
+    per slide;
   - aggregates that cannot push down exactly (pb_compare_sets unkeyed and
     pb_match_stats, global; pb_compare_tables) and the table functions that
     read whole tables (pb_intersecting_pairs, pb_match_objects) refuse to
     pull every polygon to the coordinator, and answer as the plain tables
     with pixelbox.allow_coordinator_pull on;
-  - keyed pb_compare_sets whose key occurs in several shards is an error;
+  - keyed pb_compare_sets and pb_match_stats whose key occurs in several
+    shards is an error;
   - EXPLAIN shows worker_partial_agg on the workers and coord_combine_agg on
     the coordinator, and the coordinator receives at most 1 KB per shard
     (each task run on its node: Citus cannot EXPLAIN ANALYZE these);
@@ -169,6 +171,8 @@ def check_answers():
                 "SELECT (pb_compare_sets(g, in_a, slide)).* " + UNION)
     same_answer("pb_compare_sets GROUP BY slide over the UNION ALL",
                 "SELECT slide, (pb_compare_sets(g, in_a)).* " + UNION + " GROUP BY 1 ORDER BY 1")
+    same_answer("global pb_match_stats keyed by slide over the UNION ALL",
+                "SELECT (pb_match_stats(g, in_a, 0.5, slide)).* " + UNION)
     same_answer("pb_match_stats GROUP BY slide over the UNION ALL",
                 "SELECT slide, (pb_match_stats(g, in_a)).* " + UNION + " GROUP BY 1 ORDER BY 1")
 
@@ -207,6 +211,8 @@ def check_refusals():
         same_answer(what + " with pixelbox.allow_coordinator_pull", template, pull)
     error_like("global pb_compare_sets keyed by tile (in every shard)",
                "SELECT (pb_compare_sets(g, in_a, tile)).* " + UNION, KEY_ERROR)
+    error_like("global pb_match_stats keyed by tile (in every shard)",
+               "SELECT (pb_match_stats(g, in_a, 0.5, tile)).* " + UNION, KEY_ERROR)
 
 
 def size_bytes(number, unit):
@@ -253,6 +259,8 @@ def check_explain():
     check_pushed("pb_cross_compare", "SELECT pb_cross_compare(p.geom, q.geom) " + JOIN)
     check_pushed("pb_compare_sets keyed by slide",
                  "SELECT pb_compare_sets(g, in_a, slide) " + UNION)
+    check_pushed("pb_match_stats keyed by slide",
+                 "SELECT pb_match_stats(g, in_a, 0.5, slide) " + UNION)
     rows, err = psql("EXPLAIN (ANALYZE, VERBOSE) " + q)
     got = re.search(r"Tuple data received from nodes: (\d+) (bytes|kB|MB)",
                     "\n".join(r[0] for r in rows))

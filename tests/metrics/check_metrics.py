@@ -22,7 +22,11 @@ objects cut in halves (exact IoU ties) and shifted (matchings below 0.5
 that the largest-IoU-first choice gets wrong), and against an unrelated
 one; thresholds 0.1, 0.3, 0.5, 0.7, 0.9.  The polygons of the
 label images (GDAL's Polygonize) go into two tables (ST_GeomFromText).
-Counts must be equal, ratios equal to 1e-12 relative.
+Counts must be equal, ratios equal to 1e-12 relative.  Then every case in
+one pair of tables, keyed by case (each a slide at the same coordinates):
+the keyed pb_match_stats(geom, in_a, thr, key) against the truth's parts
+summed over the cases (counts, matched IoUs, AJI's and AJI+'s C and U, the
+masks' |A∩B| and |A| + |B|), as stardist's matching_dataset pools them.
 
 Talks to the server with psql (PGHOST/PGPORT/PGUSER/PGDATABASE from the
 environment).  Prints one line per failed check and a summary line
@@ -83,10 +87,13 @@ class Truth:
         np.minimum.at(self.box[:, 1], k, rows)
         np.maximum.at(self.box[:, 2], k, cols + 1)
         np.maximum.at(self.box[:, 3], k, rows + 1)
-        self.dice = 2.0 * np.count_nonzero((a > 0) & (b > 0)) / (np.count_nonzero(a) + np.count_nonzero(b))
+        self.dice_inter = float(np.count_nonzero((a > 0) & (b > 0)))
+        self.dice_area = float(np.count_nonzero(a) + np.count_nonzero(b))
+        self.dice = 2.0 * self.dice_inter / self.dice_area
 
     def stardist(self, thr):
-        """stardist.matching's figures at thr, and its matched (true, pred) pairs."""
+        """stardist.matching's figures at thr (and the sum of matched IoUs,
+        total), and its matched (true, pred) pairs."""
         scores = self.iou
         n_true, n_pred = scores.shape
         n_matched = min(n_true, n_pred)
@@ -105,7 +112,8 @@ class Truth:
         s = dict(n_true=n_true, n_pred=n_pred, tp=tp, fp=fp, fn=fn,
                  precision=div(tp, tp + fp), recall=div(tp, tp + fn), accuracy=div(tp, tp + fp + fn),
                  f1=div(2 * tp, 2 * tp + fp + fn), mean_true_score=div(total, n_true),
-                 mean_matched_score=div(total, tp), panoptic_quality=div(total, tp + fp / 2 + fn / 2))
+                 mean_matched_score=div(total, tp), panoptic_quality=div(total, tp + fp / 2 + fn / 2),
+                 total=total)
         s["sq"] = s["mean_matched_score"]
         s["dq"] = div(tp, tp + fp / 2 + fn / 2)
         return s, pairs
@@ -113,11 +121,16 @@ class Truth:
     def aji(self):
         """get_fast_aji, argmax over predictions in pixelbox's order (area, box);
         also how many true objects had a tie left after that order."""
+        c, u, unresolved = self.aji_sums()
+        return c / u if u > 0 else 0.0, unresolved
+
+    def aji_sums(self):
+        """get_fast_aji's C and U, and the ties left (aji)."""
         order = np.lexsort((self.box[:, 3], self.box[:, 2], self.box[:, 1], self.box[:, 0], self.area_p))
         inter, union = self.inter[:, order], self.union[:, order]
         iou = inter / (union + 1.0e-6)
         if iou.shape[1] == 0:
-            return 0.0, 0
+            return 0.0, self.area_t.sum(), 0
         best = np.argmax(iou, axis=1)
         bestv = iou[np.arange(len(best)), best]
         paired = np.nonzero(bestv > 0.0)[0]
@@ -130,20 +143,25 @@ class Truth:
         unresolved = sum(1 for t in paired
                          if any((iou[t] == bestv[t]) & np.all(keys == keys[best[t]], axis=1)
                                 & (np.arange(iou.shape[1]) != best[t])))
-        return c / u if u > 0 else 0.0, unresolved
+        return c, u, unresolved
 
     def aji_plus(self):
         """get_fast_aji_plus."""
+        c, u = self.aji_plus_sums()
+        return c / u if u > 0 else 0.0
+
+    def aji_plus_sums(self):
+        """get_fast_aji_plus's C and U."""
         iou = self.inter / (self.union + 1.0e-6)
         if iou.size == 0:
-            return 0.0
+            return 0.0, self.area_t.sum() + self.area_p.sum()
         ti, pi = linear_sum_assignment(-iou)
         keep = iou[ti, pi] > 0.0
         ti, pi = ti[keep], pi[keep]
         c = self.inter[ti, pi].sum()
         u = self.union[ti, pi].sum()
         u += np.delete(self.area_t, ti).sum() + np.delete(self.area_p, pi).sum()
-        return c / u if u > 0 else 0.0
+        return c, u
 
 
 # ---- pixelbox, through SQL -------------------------------------------------
@@ -224,6 +242,36 @@ def compare(name, a, b):
                   f"{name} at {thr}: matched pairs differ from numpy's (unique above 0.5)")
 
 
+def compare_keyed(cases):
+    """The keyed pb_match_stats over every case at once, keyed by case,
+    against the truth's parts summed over the cases."""
+    truths = [Truth(x, y) for _, x, y in cases]
+    psql("DROP TABLE IF EXISTS pb_metrics_keyed;\n"
+         "CREATE TABLE pb_metrics_keyed (k bigint, in_a boolean, geom geometry);\n" +
+         "".join(f"INSERT INTO pb_metrics_keyed SELECT {k}, true, geom FROM {n}_a "
+                 f"UNION ALL SELECT {k}, false, geom FROM {n}_b;\n"
+                 for k, (n, _, _) in enumerate(cases)))
+    aji = [t.aji_sums()[:2] for t in truths]
+    aji_plus = [t.aji_plus_sums() for t in truths]
+    for thr in (0.3, 0.5):
+        per = [t.stardist(thr)[0] for t in truths]
+        tp, fp, fn = (sum(s[f] for s in per) for f in ("tp", "fp", "fn"))
+        total = sum(s["total"] for s in per)
+        want = dict(n_true=sum(s["n_true"] for s in per), n_pred=sum(s["n_pred"] for s in per),
+                    tp=tp, fp=fp, fn=fn, f1=2 * tp / (2 * tp + fp + fn),
+                    mean_matched_score=total / tp, panoptic_quality=total / (tp + fp / 2 + fn / 2),
+                    aji=sum(c for c, _ in aji) / sum(u for _, u in aji),
+                    aji_plus=sum(c for c, _ in aji_plus) / sum(u for _, u in aji_plus),
+                    dice_pixel=2 * sum(t.dice_inter for t in truths) / sum(t.dice_area for t in truths))
+        rows = psql(f"SELECT {', '.join(want)} FROM (SELECT (pb_match_stats(geom, in_a, {thr}, k)).* "
+                    "FROM pb_metrics_keyed) s;\n")
+        for f, v in zip(want, rows[0]):
+            got = int(v) if f in COUNTS else float(v)
+            ok = got == want[f] if f in COUNTS else close(got, want[f])
+            check(ok, f"keyed over {len(cases)} cases at {thr}: {f} = {got!r}, numpy's sums say {want[f]!r}")
+    print(f"keyed: {len(cases)} cases in one table, at 0.3 and 0.5")
+
+
 def perturbed(labels, seed):
     """A second segmentation of the same objects: shifted by a pixel, every
     7th object merged into the previous, every 5th split in two (left and
@@ -280,8 +328,10 @@ def main():
     try:
         for name, x, y in cases:
             compare(name, x, y)
+        compare_keyed(cases)
     finally:
-        psql("".join(f"DROP TABLE IF EXISTS {n}_a, {n}_b;\n" for n, _, _ in cases))
+        psql("".join(f"DROP TABLE IF EXISTS {n}_a, {n}_b;\n" for n, _, _ in cases) +
+             "DROP TABLE IF EXISTS pb_metrics_keyed;\n")
     return check.summary("metrics")
 
 

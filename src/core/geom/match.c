@@ -35,7 +35,9 @@
  *    is what is computed; the counts of over-covered objects show where
  *    that assumption fails.
  * Sums of areas and IoUs are exact (accum.h), so the result does not
- * depend on the order the pairs come in.
+ * depend on the order the pairs come in.  They are kept as the parts of
+ * the figures (PbMatchParts), which add up exactly over independent
+ * matchings: the keyed pb_match_stats sums them over its keys.
  */
 #include <math.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@ GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/geom_memo.c src/p
 	src/raster_functions.c src/watershed_functions.c \
 	src/match_stats.c src/match_sets.c src/match_keyed.c src/match_state.c src/tile_agreement.c src/label_input.c src/json_input.c \
 	src/progress.c src/raster_report.c \
-	src/heatmap_png.c src/state_types.c src/citus_guard.c
+	src/heatmap_png.c src/state_types.c src/citus_guard.c src/agg_state.c
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))

@@ -25,11 +25,11 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
-#include "utils/expandeddatum.h"
 #include "utils/lsyscache.h"
 
 #include "core/geom/pb_geom.h"
 #include "core/sccg/pb_sccg.h"
+#include "agg_state.h"
 #include "pixelbox.h"
 
 /* Whether a state's batches go to the GPU (decided at its first batch). */
@@ -41,8 +41,8 @@ typedef enum GpuMode
 /* Transition state of the comparison aggregates, an expanded object. */
 typedef struct PbAggState
 {
-	ExpandedObjectHeader hdr;	/* first: the expanded pb_comparison_state */
-	PbAllocator mem;			/* palloc in the aggregate's context */
+	PbAggStateHeader head;		/* first: the expanded pb_comparison_state */
+	PbAllocator mem;			/* palloc in the state's context */
 	PbBatch		batch[2];		/* batch[cur] fills; batch[1 - cur] may be on the GPU */
 	uint32_t   *gpu_idx[2];		/* a batch's pairs sent to the GPU */
 	uint32_t	gpu_n[2],
@@ -55,8 +55,6 @@ typedef struct PbAggState
 	const char *caller;			/* the aggregate's name, for messages */
 	uint64		serial;			/* fills of batch[cur] so far */
 	PbGeomMemo	memo[2];		/* each argument's large values in this fill */
-	uint8		flat[PB_COMPARISON_STATE_MAX];	/* the flat form, once asked for */
-	Size		flat_len;
 } PbAggState;
 
 static void StateFinish(PbAggState *s);
@@ -103,46 +101,14 @@ StateGone(void *arg)
 	PbGpuForget(arg);
 }
 
-/*
- * The flat form's size: what is pending is computed first, since the flat
- * form holds only the totals.
- */
-static Size
-StateFlatSize(ExpandedObjectHeader *eohptr)
-{
-	PbAggState *s = (PbAggState *) eohptr;
-
-	StateFinish(s);
-	s->flat_len = PbComparisonStateFlatten(&s->acc, s->flat);
-	return VARHDRSZ + s->flat_len;
-}
-
-/* Write the flat form StateFlatSize measured. */
+/* Set up an empty state for the aggregate called by fcinfo. */
 static void
-StateFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+StateInit(PbAggStateHeader *head, FunctionCallInfo fcinfo)
 {
-	PbAggState *s = (PbAggState *) eohptr;
-
-	Assert(allocated_size == VARHDRSZ + s->flat_len);
-	memcpy(VARDATA(result), s->flat, s->flat_len);
-	SET_VARSIZE(result, allocated_size);
-}
-
-static const ExpandedObjectMethods StateMethods = {StateFlatSize, StateFlatten};
-
-/*
- * Make an empty state: an expanded object in its own context under the
- * aggregate's, so PostgreSQL keeps it as the transition value uncopied.
- */
-static PbAggState *
-StateCreate(FunctionCallInfo fcinfo, MemoryContext aggcxt)
-{
-	MemoryContext cxt = AllocSetContextCreate(aggcxt, "pixelbox comparison state",
-											  ALLOCSET_DEFAULT_SIZES);
-	PbAggState *s = MemoryContextAllocZero(cxt, sizeof(PbAggState));
+	PbAggState *s = (PbAggState *) head;
+	MemoryContext cxt = head->eoh.eoh_context;
 	MemoryContextCallback *cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
 
-	EOH_init_header(&s->hdr, &StateMethods, cxt);
 	PbPgAllocatorInit(&s->mem, cxt);
 	PbBatchInit(&s->batch[0], &s->mem);
 	PbBatchInit(&s->batch[1], &s->mem);
@@ -152,53 +118,45 @@ StateCreate(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 	cb->func = StateGone;
 	cb->arg = s;
 	MemoryContextRegisterResetCallback(cxt, cb);
-	return s;
 }
 
-/*
- * The totals of state argument argno (false when it is NULL): an expanded
- * state's after computing what it has pending, or a flat one's, read.
- */
-static bool
-TotalsArg(FunctionCallInfo fcinfo, int argno, PbCompareAcc *acc)
+/* The flat form: the pending pairs computed, only the totals. */
+static uint8 *
+StateFlatten(PbAggStateHeader *head, Size *len)
 {
-	Datum		d;
+	PbAggState *s = (PbAggState *) head;
+	uint8	   *flat = MemoryContextAlloc(head->eoh.eoh_context, PB_COMPARISON_STATE_MAX);
 
-	if (PG_ARGISNULL(argno))
-		return false;
-	d = PG_GETARG_DATUM(argno);
-	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
-	{
-		PbAggState *s = (PbAggState *) DatumGetEOHP(d);
-
-		StateFinish(s);
-		*acc = s->acc;
-	}
-	else
-	{
-		struct varlena *v = PG_DETOAST_DATUM(d);
-
-		PbComparisonStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, acc);
-	}
-	return true;
+	StateFinish(s);
+	*len = PbComparisonStateFlatten(&s->acc, flat);
+	return flat;
 }
 
-/*
- * State argument argno to update: the expanded state itself, or a new one
- * holding a flat state's totals; NULL for NULL.
- */
+/* Read a flat state's totals into an empty state. */
+static void
+StateRead(PbAggStateHeader *head, const uint8 *flat, Size len)
+{
+	PbComparisonStateRead(flat, len, &((PbAggState *) head)->acc);
+}
+
+/* Add from's totals (its pending pairs computed) to into's. */
+static void
+StateAdd(PbAggStateHeader *into, PbAggStateHeader *from)
+{
+	StateFinish((PbAggState *) from);
+	PbCompareMerge(&((PbAggState *) into)->acc, &((PbAggState *) from)->acc);
+}
+
+static const PbAggStateKind CompareKind = {
+	"pixelbox comparison state", sizeof(PbAggState),
+	StateInit, StateFlatten, StateRead, StateAdd
+};
+
+/* State argument argno of support function fn (NULL for NULL). */
 static PbAggState *
-StateArg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
+StateArg(FunctionCallInfo fcinfo, int argno, const char *fn)
 {
-	PbAggState *s;
-
-	if (PG_ARGISNULL(argno))
-		return NULL;
-	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(PG_GETARG_DATUM(argno))))
-		return (PbAggState *) DatumGetEOHP(PG_GETARG_DATUM(argno));
-	s = StateCreate(fcinfo, aggcxt);
-	TotalsArg(fcinfo, argno, &s->acc);
-	return s;
+	return (PbAggState *) PbAggStateArg(fcinfo, argno, &CompareKind, fn);
 }
 
 /* Fold pair i of batch b, whose intersection area is inter, into the totals. */
@@ -337,25 +295,27 @@ Datum
 pb_compare_transfn(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = AggContext(fcinfo, "pb_compare_transfn");
-	PbAggState *s = StateArg(fcinfo, 0, aggcxt);
+	PbAggState *s = StateArg(fcinfo, 0, "pb_compare_transfn");
 	PbBatch    *b;
 	uint32_t	ia,
 				ib;
 
 	if (s == NULL)
-		s = StateCreate(fcinfo, aggcxt);
+		s = (PbAggState *) PbAggStateNew(fcinfo, aggcxt, &CompareKind);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+		PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 	b = &s->batch[s->cur];
 	if (b->nshapes == 0)
 		s->serial++;			/* a new fill: the memos' shapes are gone */
-	ia = PbDecodeGeometryArgMemo(fcinfo, 1, b, s->serial, &s->memo[0], s->hdr.eoh_context, s->caller);
-	ib = PbDecodeGeometryArgMemo(fcinfo, 2, b, s->serial, &s->memo[1], s->hdr.eoh_context, s->caller);
+	ia = PbDecodeGeometryArgMemo(fcinfo, 1, b, s->serial, &s->memo[0], s->head.eoh.eoh_context,
+								 s->caller);
+	ib = PbDecodeGeometryArgMemo(fcinfo, 2, b, s->serial, &s->memo[1], s->head.eoh.eoh_context,
+								 s->caller);
 	PbCheckSameSrid(b, ia, ib, s->caller);
 	PbBatchAddPair(b, ia, ib);
 	if (PbBatchBytes(b) >= BatchBudget(s))
 		StateFlush(s);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_combinefn);
@@ -366,20 +326,7 @@ PG_FUNCTION_INFO_V1(pb_compare_combinefn);
 Datum
 pb_compare_combinefn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = AggContext(fcinfo, "pb_compare_combinefn");
-	PbAggState *s1 = StateArg(fcinfo, 0, aggcxt);
-	PbCompareAcc add;
-
-	if (!TotalsArg(fcinfo, 1, &add))
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_DATUM(EOHPGetRWDatum(&s1->hdr));
-	}
-	if (s1 == NULL)
-		s1 = StateCreate(fcinfo, aggcxt);
-	PbCompareMerge(&s1->acc, &add);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&s1->hdr));
+	return PbAggStateCombine(fcinfo, &CompareKind, "pb_compare_combinefn");
 }
 
 /* Compute what is pending and return the figures (zeros for no state). */
@@ -387,11 +334,17 @@ static PbCompareResult
 FinalResult(FunctionCallInfo fcinfo)
 {
 	PbCompareResult r;
-	PbCompareAcc acc;
+	PbAggState *s = StateArg(fcinfo, 0, "pixelbox final function");
+	PbCompareAcc empty;
 
-	if (!TotalsArg(fcinfo, 0, &acc))
-		PbCompareInit(&acc);
-	PbCompareResultOf(&acc, &r);
+	if (s == NULL)
+	{
+		PbCompareInit(&empty);
+		PbCompareResultOf(&empty, &r);
+		return r;
+	}
+	StateFinish(s);
+	PbCompareResultOf(&s->acc, &r);
 	return r;
 }
 

@@ -27,10 +27,10 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "utils/expandeddatum.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "agg_state.h"
 #include "match_sets.h"
 
 #define STATS "pb_match_stats"
@@ -46,60 +46,56 @@ typedef struct KeyEntry
 /* Transition state, an expanded object. */
 typedef struct KeyedMatch
 {
-	ExpandedObjectHeader hdr;	/* first: the expanded pb_match_state */
+	PbAggStateHeader head;		/* first: the expanded pb_match_state */
 	MemoryContext cxt;			/* the live keys' memory, under the object's */
 	HTAB	   *keys;			/* the live keys; NULL: none */
 	KeyEntry   *open;			/* the key of the last row */
 	PbMatchTotals done;			/* threshold, the matched keys' parts and ranges */
-	uint8	   *flat;			/* the flat form, once asked for */
-	Size		flat_len;
 } KeyedMatch;
 
 static void FinishKeys(KeyedMatch *s);
-static KeyedMatch *StateArg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt);
+static void AddTotals(PbMatchTotals *into, const PbMatchTotals *t, MemoryContext cxt);
 
-/* The flat form's size: the live keys are matched first. */
-static Size
-StateFlatSize(ExpandedObjectHeader *eohptr)
+/* Set up an empty state: no keys, no threshold yet. */
+static void
+StateInit(PbAggStateHeader *head, FunctionCallInfo fcinfo)
 {
-	KeyedMatch *s = (KeyedMatch *) eohptr;
+	PbMatchPartsInit(&((KeyedMatch *) head)->done.parts);
+}
+
+/* The flat form: the live keys matched, the threshold, parts and keys. */
+static uint8 *
+StateFlatten(PbAggStateHeader *head, Size *len)
+{
+	KeyedMatch *s = (KeyedMatch *) head;
+	uint8	   *flat;
 
 	FinishKeys(s);
-	if (s->flat)
-		pfree(s->flat);
-	s->flat = MemoryContextAlloc(s->hdr.eoh_context, PbMatchStateFlatSize(s->done.nranges));
-	s->flat_len = PbMatchStateFlatten(&s->done, s->flat);
-	return VARHDRSZ + s->flat_len;
+	flat = MemoryContextAlloc(head->eoh.eoh_context, PbMatchStateFlatSize(s->done.nranges));
+	*len = PbMatchStateFlatten(&s->done, flat);
+	return flat;
 }
 
-/* Write the flat form StateFlatSize measured. */
+/* Read a flat state's threshold, parts and keys into an empty state. */
 static void
-StateFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+StateRead(PbAggStateHeader *head, const uint8 *flat, Size len)
 {
-	KeyedMatch *s = (KeyedMatch *) eohptr;
-
-	Assert(allocated_size == VARHDRSZ + s->flat_len);
-	memcpy(VARDATA(result), s->flat, s->flat_len);
-	SET_VARSIZE(result, allocated_size);
+	PbMatchStateRead(flat, len, &((KeyedMatch *) head)->done, head->eoh.eoh_context);
 }
 
-static const ExpandedObjectMethods StateMethods = {StateFlatSize, StateFlatten};
-
-/*
- * A new state, no keys yet: an expanded object in its own context under
- * the aggregate's, so PostgreSQL keeps it as the transition value uncopied.
- */
-static KeyedMatch *
-CreateState(MemoryContext aggcxt)
+/* Match both states' keys and add from's parts to into's. */
+static void
+StateAdd(PbAggStateHeader *into, PbAggStateHeader *from)
 {
-	MemoryContext cxt = AllocSetContextCreate(aggcxt, "pixelbox keyed match state",
-											  ALLOCSET_DEFAULT_SIZES);
-	KeyedMatch *s = MemoryContextAllocZero(cxt, sizeof(KeyedMatch));
-
-	EOH_init_header(&s->hdr, &StateMethods, cxt);
-	PbMatchPartsInit(&s->done.parts);
-	return s;
+	FinishKeys((KeyedMatch *) into);
+	FinishKeys((KeyedMatch *) from);
+	AddTotals(&((KeyedMatch *) into)->done, &((KeyedMatch *) from)->done, into->eoh.eoh_context);
 }
+
+static const PbAggStateKind KeyedKind = {
+	"pixelbox keyed match state", sizeof(KeyedMatch),
+	StateInit, StateFlatten, StateRead, StateAdd
+};
 
 /*
  * Give t the threshold (every row's, and every partial's, must be the
@@ -130,7 +126,7 @@ KeyOf(KeyedMatch *s, int64 key)
 	{
 		HASHCTL		ctl;
 
-		s->cxt = AllocSetContextCreate(s->hdr.eoh_context, "pixelbox keyed match keys",
+		s->cxt = AllocSetContextCreate(s->head.eoh.eoh_context, "pixelbox keyed match keys",
 									   ALLOCSET_DEFAULT_SIZES);
 		ctl.keysize = sizeof(int64);
 		ctl.entrysize = sizeof(KeyEntry);
@@ -162,11 +158,10 @@ pb_match_keyed_transfn(PG_FUNCTION_ARGS)
 	KeyEntry   *e;
 	uint32		shape;
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "pb_match_keyed_transfn called in non-aggregate context");
-	s = StateArg(fcinfo, 0, aggcxt);
+	s = (KeyedMatch *) PbAggStateArg(fcinfo, 0, &KeyedKind, "pb_match_keyed_transfn");
+	AggCheckCallContext(fcinfo, &aggcxt);
 	if (s == NULL)
-		s = CreateState(aggcxt);
+		s = (KeyedMatch *) PbAggStateNew(fcinfo, aggcxt, &KeyedKind);
 	PbProgressRow(STATS, aggcxt);
 	if (PG_ARGISNULL(3))
 		ereport(ERROR,
@@ -174,11 +169,11 @@ pb_match_keyed_transfn(PG_FUNCTION_ARGS)
 				 errmsg("%s: iou_threshold must not be NULL", STATS)));
 	SetThreshold(&s->done, PbCheckIoUThreshold(PG_GETARG_FLOAT8(3), STATS));
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(4))
-		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+		PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 	e = KeyOf(s, PG_GETARG_INT64(4));
 	shape = PbDecodeGeometryArg(fcinfo, 1, PbSetsBatch(e->sets), STATS);
 	PbSetsAdd(e->sets, shape, PG_GETARG_BOOL(2), STATS);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 }
 
 /*
@@ -189,27 +184,10 @@ pb_match_keyed_transfn(PG_FUNCTION_ARGS)
 static void
 AddTotals(PbMatchTotals *into, const PbMatchTotals *t, MemoryContext cxt)
 {
-	PbKeyRange *ranges = MemoryContextAlloc(cxt, sizeof(PbKeyRange) *
-											Max(1, into->nranges + t->nranges));
-	uint32		n = 0;
-	int64_t		clash = 0;
-
 	if (t->has_threshold)
 		SetThreshold(into, t->threshold);
-	if (PbKeyRangesMerge(into->ranges, into->nranges, t->ranges, t->nranges,
-						 ranges, &n, &clash) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s: key " INT64_FORMAT " occurs in more than one partial aggregate",
-						STATS, (int64) clash),
-				 errdetail("Polygons of one key must meet in one partial aggregate to be matched; "
-						   "here they were split (Citus shards not distributed by the key)."),
-				 errhint("Distribute both tables by the key column, co-located, or GROUP BY the distribution column.")));
+	PbAddKeyRanges(&into->ranges, &into->nranges, t->ranges, t->nranges, cxt, STATS, "matched");
 	PbMatchPartsAdd(&into->parts, &t->parts);
-	if (into->ranges)
-		pfree(into->ranges);
-	into->ranges = ranges;
-	into->nranges = n;
 }
 
 /*
@@ -250,61 +228,11 @@ FinishKeys(KeyedMatch *s)
 		MemoryContextDelete(e->cxt);
 		PbMatchPartsAdd(&live.parts, &parts);
 	}
-	AddTotals(&s->done, &live, s->hdr.eoh_context);
+	AddTotals(&s->done, &live, s->head.eoh.eoh_context);
 	MemoryContextDelete(s->cxt);
 	s->cxt = NULL;
 	s->keys = NULL;
 	s->open = NULL;
-}
-
-/*
- * State argument argno to update: the expanded state itself, or a new one
- * holding a flat state's totals; NULL for NULL.
- */
-static KeyedMatch *
-StateArg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
-{
-	Datum		d;
-	KeyedMatch *s;
-	struct varlena *v;
-
-	if (PG_ARGISNULL(argno))
-		return NULL;
-	d = PG_GETARG_DATUM(argno);
-	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
-		return (KeyedMatch *) DatumGetEOHP(d);
-	s = CreateState(aggcxt);
-	v = PG_DETOAST_DATUM(d);
-	PbMatchStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, &s->done,
-					 s->hdr.eoh_context);
-	return s;
-}
-
-/*
- * The totals of state argument argno (false when it is NULL): an expanded
- * state's once its keys are matched (t points into it), or a flat one's,
- * read (key ranges in the current context).
- */
-static bool
-TotalsArg(FunctionCallInfo fcinfo, int argno, PbMatchTotals *t)
-{
-	Datum		d;
-	struct varlena *v;
-
-	if (PG_ARGISNULL(argno))
-		return false;
-	d = PG_GETARG_DATUM(argno);
-	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
-	{
-		KeyedMatch *s = (KeyedMatch *) DatumGetEOHP(d);
-
-		FinishKeys(s);
-		*t = s->done;
-		return true;
-	}
-	v = PG_DETOAST_DATUM(d);
-	PbMatchStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, t, CurrentMemoryContext);
-	return true;
 }
 
 PG_FUNCTION_INFO_V1(pb_match_keyed_combinefn);
@@ -315,24 +243,7 @@ PG_FUNCTION_INFO_V1(pb_match_keyed_combinefn);
 Datum
 pb_match_keyed_combinefn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt;
-	KeyedMatch *s;
-	PbMatchTotals t;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "pb_match_keyed_combinefn called in non-aggregate context");
-	s = StateArg(fcinfo, 0, aggcxt);
-	if (!TotalsArg(fcinfo, 1, &t))
-	{
-		if (s == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
-	}
-	if (s == NULL)
-		s = CreateState(aggcxt);
-	FinishKeys(s);
-	AddTotals(&s->done, &t, s->hdr.eoh_context);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	return PbAggStateCombine(fcinfo, &KeyedKind, "pb_match_keyed_combinefn");
 }
 
 PG_FUNCTION_INFO_V1(pb_match_keyed_finalfn);
@@ -344,13 +255,14 @@ PG_FUNCTION_INFO_V1(pb_match_keyed_finalfn);
 Datum
 pb_match_keyed_finalfn(PG_FUNCTION_ARGS)
 {
-	PbMatchTotals t;
+	KeyedMatch *s = (KeyedMatch *) PbAggStateArg(fcinfo, 0, &KeyedKind, "pb_match_keyed_finalfn");
 	PbMatchStats st;
 
 	memset(&st, 0, sizeof(st));
-	if (!TotalsArg(fcinfo, 0, &t))
+	if (s == NULL)
 		PG_RETURN_DATUM(PbMatchStatsDatum(fcinfo, &st, false));
-	PbMatchStatsOf(&t.parts, t.threshold, &st);
+	FinishKeys(s);
+	PbMatchStatsOf(&s->done.parts, s->done.threshold, &st);
 	PbWarnOvercovered(&st, STATS);
-	PG_RETURN_DATUM(PbMatchStatsDatum(fcinfo, &st, t.has_threshold));
+	PG_RETURN_DATUM(PbMatchStatsDatum(fcinfo, &st, s->done.has_threshold));
 }

@@ -35,11 +35,11 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
-#include "utils/expandeddatum.h"
 #include "utils/hsearch.h"
 
 #include "core/geom/pb_geom.h"
 #include "core/sccg/pb_sccg.h"
+#include "agg_state.h"
 #include "pixelbox.h"
 
 /* One tile: its polygons so far (the newest batch holds them all). */
@@ -61,7 +61,7 @@ typedef struct TileEntry
 /* Transition state, an expanded object. */
 typedef struct TileSets
 {
-	ExpandedObjectHeader hdr;	/* first: the expanded pb_set_comparison_state */
+	PbAggStateHeader head;		/* first: the expanded pb_set_comparison_state */
 	MemoryContext cxt;			/* the live tiles' memory, under the object's */
 	PbAllocator mem;
 	HTAB	   *tiles;			/* the live tiles; NULL: none */
@@ -78,12 +78,10 @@ typedef struct TileSets
 	int32		srid;
 	bool		has_srid;
 	PbSetTotals done;			/* the finished tiles' totals and keys */
-	uint8	   *flat;			/* the flat form, once asked for */
-	Size		flat_len;
 } TileSets;
 
 static void FinishTiles(TileSets *s);
-static TileSets *StateArg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt);
+static void AddTotals(PbSetTotals *into, const PbSetTotals *t, MemoryContext cxt);
 
 /* Whether a streaming run is active in this backend (one at a time). */
 static const TileSets *streaming;
@@ -96,48 +94,46 @@ ReleaseStreaming(void *arg)
 		streaming = NULL;
 }
 
-/* The flat form's size: the live tiles are finished first. */
-static Size
-StateFlatSize(ExpandedObjectHeader *eohptr)
+/* Set up an empty state: no tiles yet. */
+static void
+StateInit(PbAggStateHeader *head, FunctionCallInfo fcinfo)
 {
-	TileSets   *s = (TileSets *) eohptr;
+	PbCompareInit(&((TileSets *) head)->done.acc);
+}
+
+/* The flat form: the live tiles finished, their totals, counts and keys. */
+static uint8 *
+StateFlatten(PbAggStateHeader *head, Size *len)
+{
+	TileSets   *s = (TileSets *) head;
+	uint8	   *flat;
 
 	FinishTiles(s);
-	if (s->flat)
-		pfree(s->flat);
-	s->flat = MemoryContextAlloc(s->hdr.eoh_context, PbSetStateFlatSize(s->done.nranges));
-	s->flat_len = PbSetStateFlatten(&s->done, s->flat);
-	return VARHDRSZ + s->flat_len;
+	flat = MemoryContextAlloc(head->eoh.eoh_context, PbSetStateFlatSize(s->done.nranges));
+	*len = PbSetStateFlatten(&s->done, flat);
+	return flat;
 }
 
-/* Write the flat form StateFlatSize measured. */
+/* Read a flat state's totals, counts and keys into an empty state. */
 static void
-StateFlatten(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+StateRead(PbAggStateHeader *head, const uint8 *flat, Size len)
 {
-	TileSets   *s = (TileSets *) eohptr;
-
-	Assert(allocated_size == VARHDRSZ + s->flat_len);
-	memcpy(VARDATA(result), s->flat, s->flat_len);
-	SET_VARSIZE(result, allocated_size);
+	PbSetStateRead(flat, len, &((TileSets *) head)->done, head->eoh.eoh_context);
 }
 
-static const ExpandedObjectMethods StateMethods = {StateFlatSize, StateFlatten};
-
-/*
- * A new state, no tiles yet: an expanded object in its own context under
- * the aggregate's, so PostgreSQL keeps it as the transition value uncopied.
- */
-static TileSets *
-CreateState(MemoryContext aggcxt)
+/* Finish both states' tiles and add from's totals to into's. */
+static void
+StateAdd(PbAggStateHeader *into, PbAggStateHeader *from)
 {
-	MemoryContext cxt = AllocSetContextCreate(aggcxt, "pixelbox set comparison state",
-											  ALLOCSET_DEFAULT_SIZES);
-	TileSets   *s = MemoryContextAllocZero(cxt, sizeof(TileSets));
-
-	EOH_init_header(&s->hdr, &StateMethods, cxt);
-	PbCompareInit(&s->done.acc);
-	return s;
+	FinishTiles((TileSets *) into);
+	FinishTiles((TileSets *) from);
+	AddTotals(&((TileSets *) into)->done, &((TileSets *) from)->done, into->eoh.eoh_context);
 }
+
+static const PbAggStateKind TilesKind = {
+	"pixelbox set comparison state", sizeof(TileSets),
+	StateInit, StateFlatten, StateRead, StateAdd
+};
 
 /* Make room for live tiles: their context, allocator and table. */
 static void
@@ -146,7 +142,7 @@ StartTiles(TileSets *s)
 	HASHCTL		ctl;
 	MemoryContextCallback *cb;
 
-	s->cxt = AllocSetContextCreate(s->hdr.eoh_context, "pixelbox set comparison tiles",
+	s->cxt = AllocSetContextCreate(s->head.eoh.eoh_context, "pixelbox set comparison tiles",
 								   ALLOCSET_DEFAULT_SIZES);
 	cb = MemoryContextAlloc(s->cxt, sizeof(MemoryContextCallback));
 	PbPgAllocatorInit(&s->mem, s->cxt);
@@ -303,13 +299,14 @@ pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 	uint32		shape;
 	bool		in_a;
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "pb_compare_tiles_transfn called in non-aggregate context");
-	s = StateArg(fcinfo, 0, aggcxt);
+	s = (TileSets *) PbAggStateArg(fcinfo, 0, &TilesKind, "pb_compare_tiles_transfn");
 	if (s == NULL)
-		s = CreateState(aggcxt);
+	{
+		AggCheckCallContext(fcinfo, &aggcxt);
+		s = (TileSets *) PbAggStateNew(fcinfo, aggcxt, &TilesKind);
+	}
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
-		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+		PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 	if (s->tiles == NULL)
 		StartTiles(s);
 	key = PG_GETARG_INT64(3);
@@ -344,7 +341,7 @@ pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 		e->na++;
 	else
 		e->nb++;
-	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 }
 
 /*
@@ -354,27 +351,11 @@ pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 static void
 AddTotals(PbSetTotals *into, const PbSetTotals *t, MemoryContext cxt)
 {
-	PbKeyRange *ranges = MemoryContextAlloc(cxt, sizeof(PbKeyRange) *
-											Max(1, into->nranges + t->nranges));
-	uint32		n = 0;
-	int64_t		clash = 0;
-
-	if (PbKeyRangesMerge(into->ranges, into->nranges, t->ranges, t->nranges,
-						 ranges, &n, &clash) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("pb_compare_sets: key " INT64_FORMAT " occurs in more than one partial aggregate",
-						(int64) clash),
-				 errdetail("Polygons of one key must meet in one partial aggregate to be compared; "
-						   "here they were split (Citus shards not distributed by the key)."),
-				 errhint("Distribute both tables by the key column, co-located, or GROUP BY the distribution column.")));
+	PbAddKeyRanges(&into->ranges, &into->nranges, t->ranges, t->nranges, cxt,
+				   "pb_compare_sets", "compared");
 	PbCompareMerge(&into->acc, &t->acc);
 	for (int i = 0; i < 4; i++)
 		into->counts[i] += t->counts[i];
-	if (into->ranges)
-		pfree(into->ranges);
-	into->ranges = ranges;
-	into->nranges = n;
 }
 
 /*
@@ -425,7 +406,7 @@ FinishTiles(TileSets *s)
 	}
 	live.ranges = MemoryContextAllocHuge(s->cxt, sizeof(PbKeyRange) * (nkeys + 1));
 	live.nranges = PbKeyRangesOf((int64_t *) keys, nkeys, live.ranges);
-	AddTotals(&s->done, &live, s->hdr.eoh_context);
+	AddTotals(&s->done, &live, s->head.eoh.eoh_context);
 	MemoryContextDelete(s->cxt);	/* frees the streaming slot too */
 	s->cxt = NULL;
 	s->tiles = NULL;
@@ -433,56 +414,6 @@ FinishTiles(TileSets *s)
 	s->task_gid = NULL;
 	s->in_a = NULL;
 	s->ntasks = s->cap_tasks = s->nfed = s->nshapes = s->cap_shapes = 0;
-}
-
-/*
- * State argument argno to update: the expanded state itself, or a new one
- * holding a flat state's totals; NULL for NULL.
- */
-static TileSets *
-StateArg(FunctionCallInfo fcinfo, int argno, MemoryContext aggcxt)
-{
-	Datum		d;
-	TileSets   *s;
-	struct varlena *v;
-
-	if (PG_ARGISNULL(argno))
-		return NULL;
-	d = PG_GETARG_DATUM(argno);
-	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
-		return (TileSets *) DatumGetEOHP(d);
-	s = CreateState(aggcxt);
-	v = PG_DETOAST_DATUM(d);
-	PbSetStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, &s->done,
-				   s->hdr.eoh_context);
-	return s;
-}
-
-/*
- * The totals of state argument argno (false when it is NULL): an expanded
- * state's once its tiles are finished (t points into it), or a flat one's,
- * read (key ranges in the current context).
- */
-static bool
-TotalsArg(FunctionCallInfo fcinfo, int argno, PbSetTotals *t)
-{
-	Datum		d;
-	struct varlena *v;
-
-	if (PG_ARGISNULL(argno))
-		return false;
-	d = PG_GETARG_DATUM(argno);
-	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
-	{
-		TileSets   *s = (TileSets *) DatumGetEOHP(d);
-
-		FinishTiles(s);
-		*t = s->done;
-		return true;
-	}
-	v = PG_DETOAST_DATUM(d);
-	PbSetStateRead((const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ, t, CurrentMemoryContext);
-	return true;
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_tiles_combinefn);
@@ -493,24 +424,7 @@ PG_FUNCTION_INFO_V1(pb_compare_tiles_combinefn);
 Datum
 pb_compare_tiles_combinefn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt;
-	TileSets   *s;
-	PbSetTotals t;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "pb_compare_tiles_combinefn called in non-aggregate context");
-	s = StateArg(fcinfo, 0, aggcxt);
-	if (!TotalsArg(fcinfo, 1, &t))
-	{
-		if (s == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
-	}
-	if (s == NULL)
-		s = CreateState(aggcxt);
-	FinishTiles(s);
-	AddTotals(&s->done, &t, s->hdr.eoh_context);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&s->hdr));
+	return PbAggStateCombine(fcinfo, &TilesKind, "pb_compare_tiles_combinefn");
 }
 
 PG_FUNCTION_INFO_V1(pb_compare_tiles_finalfn);
@@ -518,12 +432,15 @@ PG_FUNCTION_INFO_V1(pb_compare_tiles_finalfn);
 Datum
 pb_compare_tiles_finalfn(PG_FUNCTION_ARGS)
 {
-	PbSetTotals t;
+	TileSets   *s = (TileSets *) PbAggStateArg(fcinfo, 0, &TilesKind, "pb_compare_tiles_finalfn");
+	PbSetTotals none;
 
-	if (!TotalsArg(fcinfo, 0, &t))
+	if (s == NULL)
 	{
-		memset(&t, 0, sizeof(t));
-		PbCompareInit(&t.acc);
+		memset(&none, 0, sizeof(none));
+		PbCompareInit(&none.acc);
+		return PbSetsResultDatum(fcinfo, &none.acc, none.counts, "pb_compare_sets");
 	}
-	return PbSetsResultDatum(fcinfo, &t.acc, t.counts, "pb_compare_sets");
+	FinishTiles(s);
+	return PbSetsResultDatum(fcinfo, &s->done.acc, s->done.counts, "pb_compare_sets");
 }

@@ -267,6 +267,32 @@ $$;
 COMMENT ON FUNCTION pb_compare_tables(regclass, name, regclass, name) IS
 	'pb_compare_sets over the geometry column column_a of table_a (set a) and column_b of table_b (set b).';
 
+CREATE FUNCTION pb_compare_tables(table_a regclass, column_a name, table_b regclass, column_b name,
+								  key_column name)
+	RETURNS pb_set_comparison
+	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
+	SET search_path FROM CURRENT
+	AS $$
+DECLARE
+	result pb_set_comparison;
+BEGIN
+	IF table_a IS NULL OR column_a IS NULL OR table_b IS NULL OR column_b IS NULL OR key_column IS NULL THEN
+		RAISE EXCEPTION 'pb_compare_tables: the tables and their columns must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	-- the aggregate once, in a subquery: (pb_compare_sets(...)).* would make
+	-- Citus ship its state once per field
+	EXECUTE format('SELECT (s).* FROM (SELECT pb_compare_sets(g, in_a, k) AS s FROM '
+				   '(SELECT %I AS k, %I AS g, true AS in_a FROM %s '
+				   'UNION ALL SELECT %I, %I, false FROM %s) t) x',
+				   key_column, column_a, table_a, key_column, column_b, table_b)
+		INTO result;
+	RETURN result;
+END
+$$;
+COMMENT ON FUNCTION pb_compare_tables(regclass, name, regclass, name, name) IS
+	'pb_compare_sets(geom, in_a, key) over column_a of table_a (set a) and column_b of table_b (set b), keyed by key_column of both (an integer column, e.g. the slide): only polygons of the same key are compared. On Citus tables distributed by key_column it runs as partials on the workers.';
+
 CREATE FUNCTION pb_intersecting_pairs(table_a regclass, id_column_a name, geom_column_a name,
 									  table_b regclass, id_column_b name, geom_column_b name)
 	RETURNS TABLE (id_a bigint, id_b bigint, area_a float8, area_b float8, area_intersection float8)

@@ -82,6 +82,16 @@ SELECT (SELECT pb_compare_sets(g, in_a, slide) FROM sets) =
        combine_sets(state::pb_set_comparison_state) AS two_shards_same
 FROM (SELECT partial_sets(g, in_a, slide)::text AS state FROM sets GROUP BY slide % 2) t;
 
+-- pb_compare_tables with a key column: the keyed aggregate over both tables
+CREATE TABLE cells_a AS SELECT slide, geom FROM cells WHERE algorithm = 'A';
+CREATE TABLE cells_b AS SELECT slide, geom AS outline FROM cells WHERE algorithm = 'B';
+SELECT t = (SELECT pb_compare_sets(g, in_a, slide) FROM sets) AS keyed_tables_same
+FROM pb_compare_tables('cells_a', 'geom', 'cells_b', 'outline', 'slide') t;
+SELECT * FROM pb_compare_tables('cells_a', 'geom', 'cells_b', 'outline', 'no_such_key');
+SELECT * FROM pb_compare_tables('cells_a', 'geom', 'cells_b', 'outline', NULL);
+SELECT * FROM pb_compare_tables('cells_a', 'geom', NULL, 'outline', 'slide');
+DROP TABLE cells_a, cells_b;
+
 -- a key in two partials: its polygons were never compared across them
 SELECT combine_sets(state::pb_set_comparison_state)
 FROM (SELECT partial_sets(g, in_a, slide)::text AS state

@@ -10,9 +10,9 @@ slide and co-located, all with GiST indexes, and checks:
   - every aggregate over the distributed tables gives the plain tables'
     answer bit for bit (extra_float_digits = 3, composite rows field by
     field): jaccard_gpu and pb_cross_compare over the co-located && join,
-    global and per slide; pb_compare_sets keyed by slide, global, and
-    unkeyed per slide; pb_match_stats keyed by slide, global, and unkeyed
-    per slide;
+    global and per slide; pb_compare_sets (and pb_compare_tables) keyed
+    by slide, global, and unkeyed per slide; pb_match_stats keyed by slide,
+    global, and unkeyed per slide;
   - aggregates that cannot push down exactly (pb_compare_sets unkeyed and
     pb_match_stats, global; pb_compare_tables) and the table functions that
     read whole tables (pb_intersecting_pairs, pb_match_objects) refuse to
@@ -175,6 +175,8 @@ def check_answers():
                 "SELECT (pb_match_stats(g, in_a, 0.5, slide)).* " + UNION)
     same_answer("pb_match_stats GROUP BY slide over the UNION ALL",
                 "SELECT slide, (pb_match_stats(g, in_a)).* " + UNION + " GROUP BY 1 ORDER BY 1")
+    same_answer("pb_compare_tables keyed by slide",
+                "SELECT (pb_compare_tables('{a}', 'geom', '{b}', 'geom', 'slide')).*")
 
 
 def rows_digest(function, columns):

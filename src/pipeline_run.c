@@ -69,12 +69,16 @@ RunCleanup(void *arg)
 /*
  * Start a run in cxt (its memory, and its cleanup when cxt goes): the GPU
  * as its device when it is wanted and free, the settings, the threads.
+ * A run of tasks tasks known in advance (> 0) starts no more threads than
+ * it has tasks: a small run (one key of many, a small group) would spend
+ * more starting idle threads than computing.
  */
 PbPipeRun *
-PbPipeRunStart(MemoryContext cxt, const char *caller)
+PbPipeRunStart(MemoryContext cxt, const char *caller, int64 tasks)
 {
 	PbPipeRun	   *r = MemoryContextAllocZero(cxt, sizeof(PbPipeRun));
 	PbPipeConfig c;
+	int			threads = PbCpuThreads();
 
 	r->caller = caller;
 	r->cxt = cxt;
@@ -83,7 +87,9 @@ PbPipeRunStart(MemoryContext cxt, const char *caller)
 	r->cb.arg = r;
 	MemoryContextRegisterResetCallback(cxt, &r->cb);
 	r->has_device = PbGpuPipeDevice(r, &r->device, caller);
-	PbPipeConfigDefaults(&c, PbCpuThreads());
+	if (tasks > 0 && tasks < threads)
+		threads = (int) tasks;
+	PbPipeConfigDefaults(&c, threads);
 	c.method = (PbMethod) pb_cpu_method;
 	c.device = r->has_device ? &r->device : NULL;
 	c.migration = pb_migration;

@@ -171,7 +171,7 @@ extern void PbSeamsPipeline(struct PbPipeConfig *c, MemoryContext cxt);
 typedef struct PbPipeRun PbPipeRun;
 struct PbTask;
 struct PbCompareAcc;
-extern PbPipeRun *PbPipeRunStart(MemoryContext cxt, const char *caller);
+extern PbPipeRun *PbPipeRunStart(MemoryContext cxt, const char *caller, int64 tasks);
 extern void PbPipeRunFeed(PbPipeRun *r, struct PbTask *t);
 extern void PbPipeRunAddTileTime(PbPipeRun *r, double seconds);
 extern void PbPipeRunAddMerge(PbPipeRun *r, int64 chunks, double seconds, int64 shared,

@@ -708,7 +708,7 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void
 
 	WarnIfApart(s, caller);
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
-	run = PbPipeRunStart((MemoryContext) s->mem.ctx, caller);
+	run = PbPipeRunStart((MemoryContext) s->mem.ctx, caller, tl.ntasks);
 	PbPipeRunAddTileTime(run, NowSeconds() - t0);
 	PbPipeRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_chunks, s->inline_chunks);
 	PbPipeRunExpect(run, tl.ntasks);

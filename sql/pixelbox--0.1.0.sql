@@ -49,7 +49,7 @@ COMMENT ON FUNCTION pb_comparison_state_in(cstring) IS
 	'Input function of pb_comparison_state: hex of its bytes, checked.';
 
 CREATE FUNCTION pb_comparison_state_out(pb_comparison_state) RETURNS cstring
-	AS 'MODULE_PATHNAME', 'pb_comparison_state_out'
+	AS 'MODULE_PATHNAME', 'pb_agg_state_out'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION pb_comparison_state_out(pb_comparison_state) IS
 	'Output function of pb_comparison_state: hex of the exact totals (pending pairs computed first).';
@@ -195,7 +195,7 @@ COMMENT ON FUNCTION pb_set_comparison_state_in(cstring) IS
 	'Input function of pb_set_comparison_state: hex of its bytes, checked.';
 
 CREATE FUNCTION pb_set_comparison_state_out(pb_set_comparison_state) RETURNS cstring
-	AS 'MODULE_PATHNAME', 'pb_set_comparison_state_out'
+	AS 'MODULE_PATHNAME', 'pb_agg_state_out'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION pb_set_comparison_state_out(pb_set_comparison_state) IS
 	'Output function of pb_set_comparison_state: hex of the totals, counts and keys (tiles finished first).';
@@ -404,7 +404,7 @@ COMMENT ON FUNCTION pb_match_state_in(cstring) IS
 	'Input function of pb_match_state: hex of its bytes, checked.';
 
 CREATE FUNCTION pb_match_state_out(pb_match_state) RETURNS cstring
-	AS 'MODULE_PATHNAME', 'pb_match_state_out'
+	AS 'MODULE_PATHNAME', 'pb_agg_state_out'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION pb_match_state_out(pb_match_state) IS
 	'Output function of pb_match_state: hex of the threshold, parts and keys (keys left are matched first).';

@@ -56,24 +56,51 @@ PbAggStateNew(FunctionCallInfo fcinfo, MemoryContext aggcxt, const PbAggStateKin
 /*
  * State argument argno of an aggregate support function fn: the expanded
  * state itself, or a new one holding a flat state's totals; NULL for NULL.
+ * The aggregate's context goes to *aggcxt.
  */
-PbAggStateHeader *
-PbAggStateArg(FunctionCallInfo fcinfo, int argno, const PbAggStateKind *kind, const char *fn)
+static PbAggStateHeader *
+StateArgIn(FunctionCallInfo fcinfo, int argno, const PbAggStateKind *kind, const char *fn,
+		   MemoryContext *aggcxt)
 {
-	MemoryContext aggcxt;
 	PbAggStateHeader *s;
 	struct varlena *v;
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
+	if (!AggCheckCallContext(fcinfo, aggcxt))
 		elog(ERROR, "%s called in non-aggregate context", fn);
 	if (PG_ARGISNULL(argno))
 		return NULL;
 	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(PG_GETARG_DATUM(argno))))
 		return (PbAggStateHeader *) DatumGetEOHP(PG_GETARG_DATUM(argno));
-	s = PbAggStateNew(fcinfo, aggcxt, kind);
+	s = PbAggStateNew(fcinfo, *aggcxt, kind);
 	v = PG_DETOAST_DATUM(PG_GETARG_DATUM(argno));
 	kind->read(s, (const uint8 *) VARDATA(v), VARSIZE(v) - VARHDRSZ);
 	return s;
+}
+
+/* State argument argno of support function fn (StateArgIn's). */
+PbAggStateHeader *
+PbAggStateArg(FunctionCallInfo fcinfo, int argno, const PbAggStateKind *kind, const char *fn)
+{
+	MemoryContext aggcxt;
+
+	return StateArgIn(fcinfo, argno, kind, fn, &aggcxt);
+}
+
+/*
+ * The state a transition function fn of kind updates: its first argument,
+ * or a new state on the aggregate's first row; *aggcxt, when not NULL,
+ * gets the aggregate's context.
+ */
+PbAggStateHeader *
+PbAggStateTransition(FunctionCallInfo fcinfo, const PbAggStateKind *kind, const char *fn,
+					 MemoryContext *aggcxt)
+{
+	MemoryContext cxt;
+	PbAggStateHeader *s = StateArgIn(fcinfo, 0, kind, fn, &cxt);
+
+	if (aggcxt)
+		*aggcxt = cxt;
+	return s ? s : PbAggStateNew(fcinfo, cxt, kind);
 }
 
 /*
@@ -84,9 +111,9 @@ PbAggStateArg(FunctionCallInfo fcinfo, int argno, const PbAggStateKind *kind, co
 Datum
 PbAggStateCombine(FunctionCallInfo fcinfo, const PbAggStateKind *kind, const char *fn)
 {
-	PbAggStateHeader *s1 = PbAggStateArg(fcinfo, 0, kind, fn),
-			   *s2 = PbAggStateArg(fcinfo, 1, kind, fn);
 	MemoryContext aggcxt;
+	PbAggStateHeader *s1 = StateArgIn(fcinfo, 0, kind, fn, &aggcxt),
+			   *s2 = StateArgIn(fcinfo, 1, kind, fn, &aggcxt);
 
 	if (s2 == NULL)
 	{
@@ -95,10 +122,7 @@ PbAggStateCombine(FunctionCallInfo fcinfo, const PbAggStateKind *kind, const cha
 		PG_RETURN_DATUM(PbAggStateDatum(s1));
 	}
 	if (s1 == NULL)
-	{
-		AggCheckCallContext(fcinfo, &aggcxt);
 		s1 = PbAggStateNew(fcinfo, aggcxt, kind);
-	}
 	kind->add(s1, s2);
 	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(PG_GETARG_DATUM(1))))
 		DeleteExpandedObject(PbAggStateDatum(s2));

@@ -51,6 +51,8 @@ extern PbAggStateHeader *PbAggStateNew(FunctionCallInfo fcinfo, MemoryContext ag
 									   const PbAggStateKind *kind);
 extern PbAggStateHeader *PbAggStateArg(FunctionCallInfo fcinfo, int argno,
 									   const PbAggStateKind *kind, const char *fn);
+extern PbAggStateHeader *PbAggStateTransition(FunctionCallInfo fcinfo, const PbAggStateKind *kind,
+											  const char *fn, MemoryContext *aggcxt);
 extern Datum PbAggStateCombine(FunctionCallInfo fcinfo, const PbAggStateKind *kind,
 							   const char *fn);
 extern void PbAddKeyRanges(PbKeyRange **into, uint32 *n, const PbKeyRange *add, uint32 nadd,

@@ -83,17 +83,6 @@ AggregateName(FunctionCallInfo fcinfo, MemoryContext cxt)
 	return MemoryContextStrdup(cxt, name);
 }
 
-/* Return the aggregate memory context or raise outside an aggregate. */
-static MemoryContext
-AggContext(FunctionCallInfo fcinfo, const char *fn)
-{
-	MemoryContext aggcxt;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "%s called in non-aggregate context", fn);
-	return aggcxt;
-}
-
 /* Memory context callback: the state dies, so does its claim on the GPU. */
 static void
 StateGone(void *arg)
@@ -294,14 +283,12 @@ PG_FUNCTION_INFO_V1(pb_compare_transfn);
 Datum
 pb_compare_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = AggContext(fcinfo, "pb_compare_transfn");
-	PbAggState *s = StateArg(fcinfo, 0, "pb_compare_transfn");
+	PbAggState *s = (PbAggState *) PbAggStateTransition(fcinfo, &CompareKind,
+														"pb_compare_transfn", NULL);
 	PbBatch    *b;
 	uint32_t	ia,
 				ib;
 
-	if (s == NULL)
-		s = (PbAggState *) PbAggStateNew(fcinfo, aggcxt, &CompareKind);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 	b = &s->batch[s->cur];

@@ -158,10 +158,7 @@ pb_match_keyed_transfn(PG_FUNCTION_ARGS)
 	KeyEntry   *e;
 	uint32		shape;
 
-	s = (KeyedMatch *) PbAggStateArg(fcinfo, 0, &KeyedKind, "pb_match_keyed_transfn");
-	AggCheckCallContext(fcinfo, &aggcxt);
-	if (s == NULL)
-		s = (KeyedMatch *) PbAggStateNew(fcinfo, aggcxt, &KeyedKind);
+	s = (KeyedMatch *) PbAggStateTransition(fcinfo, &KeyedKind, "pb_match_keyed_transfn", &aggcxt);
 	PbProgressRow(STATS, aggcxt);
 	if (PG_ARGISNULL(3))
 		ereport(ERROR,

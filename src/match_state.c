@@ -86,11 +86,3 @@ pb_match_state_in(PG_FUNCTION_ARGS)
 	pfree(t.ranges);
 	PG_RETURN_BYTEA_P(v);
 }
-
-PG_FUNCTION_INFO_V1(pb_match_state_out);
-/* The text of a pb_match_state (an expanded one matches its keys first). */
-Datum
-pb_match_state_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(PbStateHex(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
-}

@@ -204,7 +204,6 @@ extern Size PbSetStateFlatten(const PbSetTotals *t, uint8 *out);
 extern void PbSetStateRead(const uint8 *in, Size len, PbSetTotals *t, MemoryContext cxt);
 extern void PbBadState(const char *what) pg_attribute_noreturn();
 extern bytea *PbStateFromHex(const char *text, const char *what);
-extern char *PbStateHex(struct varlena *v);
 
 /* citus_guard.c: no silent pull of every polygon to a Citus coordinator */
 extern bool pb_allow_coordinator_pull;

@@ -109,17 +109,6 @@ PbStateFromHex(const char *text, const char *what)
 	return v;
 }
 
-/* Hex text of a flat state (detoasted; an expanded one is flattened). */
-char *
-PbStateHex(struct varlena *v)
-{
-	Size		len = VARSIZE_ANY_EXHDR(v);
-	char	   *out = palloc(2 * len + 1);
-
-	out[hex_encode(VARDATA_ANY(v), len, out)] = '\0';
-	return out;
-}
-
 PG_FUNCTION_INFO_V1(pb_comparison_state_in);
 /* pb_comparison_state from its text: hex of the flat bytes, checked. */
 Datum
@@ -132,13 +121,6 @@ pb_comparison_state_in(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(v);
 }
 
-PG_FUNCTION_INFO_V1(pb_comparison_state_out);
-/* The text of a pb_comparison_state (an expanded one is finished first). */
-Datum
-pb_comparison_state_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(PbStateHex(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
-}
 
 PG_FUNCTION_INFO_V1(pb_set_comparison_state_in);
 /* pb_set_comparison_state from its text: hex of the flat bytes, checked. */
@@ -153,10 +135,19 @@ pb_set_comparison_state_in(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(v);
 }
 
-PG_FUNCTION_INFO_V1(pb_set_comparison_state_out);
-/* The text of a pb_set_comparison_state (an expanded one is finished first). */
+PG_FUNCTION_INFO_V1(pb_agg_state_out);
+/*
+ * The text of any of the partial state types (pb_comparison_state,
+ * pb_set_comparison_state, pb_match_state): the hex of its flat bytes; an
+ * expanded state is flattened first, which finishes its pending work.
+ */
 Datum
-pb_set_comparison_state_out(PG_FUNCTION_ARGS)
+pb_agg_state_out(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_CSTRING(PbStateHex(PG_DETOAST_DATUM(PG_GETARG_DATUM(0))));
+	struct varlena *v = PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+	Size		len = VARSIZE_ANY_EXHDR(v);
+	char	   *out = palloc(2 * len + 1);
+
+	out[hex_encode(VARDATA_ANY(v), len, out)] = '\0';
+	PG_RETURN_CSTRING(out);
 }

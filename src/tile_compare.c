@@ -291,7 +291,6 @@ PG_FUNCTION_INFO_V1(pb_compare_tiles_transfn);
 Datum
 pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt;
 	TileSets   *s;
 	TileEntry  *e;
 	int64		key;
@@ -299,12 +298,7 @@ pb_compare_tiles_transfn(PG_FUNCTION_ARGS)
 	uint32		shape;
 	bool		in_a;
 
-	s = (TileSets *) PbAggStateArg(fcinfo, 0, &TilesKind, "pb_compare_tiles_transfn");
-	if (s == NULL)
-	{
-		AggCheckCallContext(fcinfo, &aggcxt);
-		s = (TileSets *) PbAggStateNew(fcinfo, aggcxt, &TilesKind);
-	}
+	s = (TileSets *) PbAggStateTransition(fcinfo, &TilesKind, "pb_compare_tiles_transfn", NULL);
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 	if (s->tiles == NULL)

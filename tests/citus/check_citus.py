@@ -41,6 +41,12 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "formats"))
+from sqlcheck import Checks, psql as run_psql  # noqa: E402
+
+# float8s to the last bit, so that "bit-identical" compares the text
+os.environ["PGOPTIONS"] = "-c extra_float_digits=3"
+
 SLIDES = 4
 POLYGONS = 2000
 SHARDS = 8
@@ -55,31 +61,16 @@ UNION = ("FROM (SELECT geom g, true in_a, slide, tile FROM {a} "
 UNION_NO_SLIDE = ("FROM (SELECT geom g, true in_a FROM {a} "
                   "UNION ALL SELECT geom, false FROM {b}) u")
 
-passed = 0
-failed = 0
-
-
-def check(ok, what, detail=""):
-    """Count one check, printing it."""
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {what}")
-    else:
-        failed += 1
-        print(f"FAIL {what}" + (f": {detail}" if detail else ""))
+check = Checks(verbose=True)
 
 
 def psql(text, port=None):
     """Run SQL text with psql (on the node at port, default the coordinator)
     and return (rows as lists of text, error text or None)."""
-    cmd = ["psql", "-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1"]
-    if port:
-        cmd += ["-p", str(port)]
-    r = subprocess.run(cmd, input=text, capture_output=True, text=True,
-                       env=dict(os.environ, PGOPTIONS="-c extra_float_digits=3"))
-    rows = [line.split("|") for line in r.stdout.splitlines() if line]
-    return rows, (r.stderr.strip() or "error") if r.returncode != 0 else None
+    try:
+        return [line.split("|") for line in run_psql(text, port=port).splitlines() if line], None
+    except RuntimeError as e:
+        return [], str(e) or "error"
 
 
 def sql(text, port=None):
@@ -392,8 +383,7 @@ def main():
             check(False, part.__name__, str(e)[:400])
         print(f"     ({part.__name__}: {time.time() - t:.1f} s)")
     shutil.rmtree(tmp)
-    print(f"citus checks: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return check.summary("citus")
 
 
 if __name__ == "__main__":

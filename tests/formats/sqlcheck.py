@@ -6,16 +6,18 @@ import os
 import subprocess
 
 
-def psql(script, user=None):
+def psql(script, user=None, port=None):
     """Run a psql script (statements on stdin); its unaligned, tuples-only
     output, fields split by |.  An error raises RuntimeError with psql's
-    message; user runs it as that role."""
+    message; user runs it as that role, port on the server at that port."""
     env = dict(os.environ, PGUSER=user) if user else None
+    cmd = ["psql", "-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1"]
+    if port:
+        cmd += ["-p", str(port)]
     script = script.rstrip()
     if not script.endswith((";", "\\.")):
         script += ";"           # psql runs a last statement only when it is ended
-    r = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-F", "|", "-v", "ON_ERROR_STOP=1"],
-                       input=script + "\n", capture_output=True, text=True, env=env)
+    r = subprocess.run(cmd, input=script + "\n", capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip())
     return r.stdout.strip()
@@ -27,19 +29,23 @@ def psql_rows(script):
 
 
 class Checks:
-    """Counted checks: call with a condition and what it checks."""
+    """Counted checks: call with a condition, what it checks and, for a
+    failure, a detail.  verbose prints the passed ones too."""
 
-    def __init__(self):
+    def __init__(self, verbose=False):
         self.passed = 0
         self.failed = 0
+        self.verbose = verbose
 
-    def __call__(self, ok, what):
-        """Count one check; print it when it failed."""
+    def __call__(self, ok, what, detail=""):
+        """Count one check; print it when it failed (or always, verbose)."""
         if ok:
             self.passed += 1
+            if self.verbose:
+                print("ok   ", what)
         else:
             self.failed += 1
-            print("FAILED:", what)
+            print("FAILED:", what + (f": {detail}" if detail else ""))
 
     def summary(self, what):
         """Print the summary line; the exit status (1 when any failed)."""

@@ -25,6 +25,7 @@
 #include "miscadmin.h"
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 
 #include "pixelbox.h"
@@ -57,10 +58,11 @@ ReadsIntermediateResults(const FunctionScan *fs)
 
 /*
  * Whether the plan under ps reads rows pulled from Citus workers: through
- * a Citus custom scan, or from Citus intermediate results.
+ * a Citus custom scan, or from Citus intermediate results (a
+ * planstate_tree_walker walker; context unused).
  */
 static bool
-ReadsFromCitus(PlanState *ps)
+ReadsFromCitus(PlanState *ps, void *context)
 {
 	if (ps == NULL)
 		return false;
@@ -74,26 +76,7 @@ ReadsFromCitus(PlanState *ps)
 	}
 	if (IsA(ps, FunctionScanState) && ReadsIntermediateResults((const FunctionScan *) ps->plan))
 		return true;
-	if (IsA(ps, AppendState))
-	{
-		AppendState *as = (AppendState *) ps;
-
-		for (int i = 0; i < as->as_nplans; i++)
-			if (ReadsFromCitus(as->appendplans[i]))
-				return true;
-	}
-	if (IsA(ps, MergeAppendState))
-	{
-		MergeAppendState *ms = (MergeAppendState *) ps;
-
-		for (int i = 0; i < ms->ms_nplans; i++)
-			if (ReadsFromCitus(ms->mergeplans[i]))
-				return true;
-	}
-	if (IsA(ps, SubqueryScanState) &&
-		ReadsFromCitus(((SubqueryScanState *) ps)->subplan))
-		return true;
-	return ReadsFromCitus(outerPlanState(ps)) || ReadsFromCitus(innerPlanState(ps));
+	return planstate_tree_walker(ps, ReadsFromCitus, context);
 }
 
 /*
@@ -106,7 +89,7 @@ PbRejectCoordinatorPull(FunctionCallInfo fcinfo, const char *caller)
 {
 	if (pb_allow_coordinator_pull || fcinfo->context == NULL ||
 		!IsA(fcinfo->context, AggState) ||
-		!ReadsFromCitus(outerPlanState((AggState *) fcinfo->context)))
+		!ReadsFromCitus(outerPlanState((AggState *) fcinfo->context), NULL))
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -52,7 +52,6 @@ PbMatchStateRead(const uint8 *in, Size len, PbMatchTotals *t, MemoryContext cxt)
 {
 	uint64		bits;
 	Size		k;
-	uint32		n = 0;
 
 	if (len < HEAD_BYTES || in[0] != MATCH_STATE_VERSION || in[1] > 1)
 		PbBadState("pb_match_state");
@@ -65,12 +64,9 @@ PbMatchStateRead(const uint8 *in, Size len, PbMatchTotals *t, MemoryContext cxt)
 	if (k == 0)
 		PbBadState("pb_match_state");
 	k += HEAD_BYTES;
-	if (PbKeyRangesDecode(in + k, len - k, NULL, 0, &n) != len - k ||
-		(!t->has_threshold && n > 0) ||
-		(n == 0 && (t->parts.n_true > 0 || t->parts.n_pred > 0)))
-		PbBadState("pb_match_state");
-	t->ranges = MemoryContextAlloc(cxt, sizeof(PbKeyRange) * Max(n, 1));
-	if (PbKeyRangesDecode(in + k, len - k, t->ranges, n, &t->nranges) != len - k)
+	PbReadKeyRanges(in + k, len - k, cxt, &t->ranges, &t->nranges, "pb_match_state");
+	if ((!t->has_threshold && t->nranges > 0) ||
+		(t->nranges == 0 && (t->parts.n_true > 0 || t->parts.n_pred > 0)))
 		PbBadState("pb_match_state");
 }
 

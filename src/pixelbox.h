@@ -203,6 +203,8 @@ extern Size PbSetStateFlatSize(uint32 nranges);
 extern Size PbSetStateFlatten(const PbSetTotals *t, uint8 *out);
 extern void PbSetStateRead(const uint8 *in, Size len, PbSetTotals *t, MemoryContext cxt);
 extern void PbBadState(const char *what) pg_attribute_noreturn();
+extern void PbReadKeyRanges(const uint8 *in, Size len, MemoryContext cxt, PbKeyRange **ranges,
+							uint32 *nranges, const char *what);
 extern bytea *PbStateFromHex(const char *text, const char *what);
 
 /* citus_guard.c: no silent pull of every polygon to a Citus coordinator */

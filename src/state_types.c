@@ -76,7 +76,6 @@ void
 PbSetStateRead(const uint8 *in, Size len, PbSetTotals *t, MemoryContext cxt)
 {
 	Size		k;
-	uint32		n = 0;
 
 	if (len < 1 || in[0] != STATE_VERSION)
 		PbBadState("pb_set_comparison_state");
@@ -87,12 +86,27 @@ PbSetStateRead(const uint8 *in, Size len, PbSetTotals *t, MemoryContext cxt)
 	for (int i = 0; i < 4; i++, k += 8)
 		t->counts[i] = PbGetI64(in + k);
 	if (t->counts[0] < 0 || t->counts[1] < 0 || t->counts[2] < 0 || t->counts[3] < 0 ||
-		t->counts[2] > t->counts[0] || t->counts[3] > t->counts[1] ||
-		PbKeyRangesDecode(in + k, len - k, NULL, 0, &n) != len - k)
+		t->counts[2] > t->counts[0] || t->counts[3] > t->counts[1])
 		PbBadState("pb_set_comparison_state");
-	t->ranges = MemoryContextAlloc(cxt, sizeof(PbKeyRange) * Max(n, 1));
-	if (PbKeyRangesDecode(in + k, len - k, t->ranges, n, &t->nranges) != len - k)
-		PbBadState("pb_set_comparison_state");
+	PbReadKeyRanges(in + k, len - k, cxt, &t->ranges, &t->nranges, "pb_set_comparison_state");
+}
+
+/*
+ * Read the key ranges that end a flat state of type what (exactly its
+ * last len bytes) into *ranges, allocated in cxt, and their count into
+ * *nranges; raises if bad.
+ */
+void
+PbReadKeyRanges(const uint8 *in, Size len, MemoryContext cxt, PbKeyRange **ranges,
+				uint32 *nranges, const char *what)
+{
+	uint32		n = 0;
+
+	if (PbKeyRangesDecode(in, len, NULL, 0, &n) != len)
+		PbBadState(what);
+	*ranges = MemoryContextAlloc(cxt, sizeof(PbKeyRange) * Max(n, 1));
+	if (PbKeyRangesDecode(in, len, *ranges, n, nranges) != len)
+		PbBadState(what);
 }
 
 /* The flat bytes of text in hex (what the output functions write). */

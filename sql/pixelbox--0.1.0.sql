@@ -722,13 +722,50 @@ CREATE FUNCTION pb_watershed(image bytea, markers bytea DEFAULT NULL,
 COMMENT ON FUNCTION pb_watershed(bytea, bytea, int, bytea, boolean, int, text) IS
 	'Watershed of one band of a raster WKB (1BB, 8BUI, 16BUI, 32BF heights), 4- or 8-connected, deterministic: marker-less (every regional minimum a basin, numbered 1, 2, ... in row-major order) when markers is NULL, else flooded from the nonzero labels of an integer markers raster (pixels no marker reaches get 0). Pixels outside the optional mask (zero, nodata, NaN), nodata and NaN image pixels get 0; watershed_line sets the pixels where basins meet to 0. Returns a raster WKB of label_type (32BUI, 16BUI or 8BUI) with nodata 0 on the image''s grid.';
 
+-- Coverage functions: the raster operations over a tiles query (one row per
+-- tile; columns found by name, raster WKB here, rasters in pixelbox_raster),
+-- each slide as one image; one output row per input tile.
+CREATE FUNCTION pb_coverage_reconstruct_wkb(tiles text, connectivity int DEFAULT 8,
+											method text DEFAULT 'dilation', band int DEFAULT 1)
+	RETURNS TABLE (slide text, tile_x int, tile_y int, rast bytea)
+	LANGUAGE C STRICT
+	AS 'MODULE_PATHNAME', 'pb_coverage_reconstruct';
+COMMENT ON FUNCTION pb_coverage_reconstruct_wkb(text, int, text, int) IS
+	'pb_reconstruct over whole slides stored as tiles: tiles is a query returning one row per tile with columns marker and mask (raster WKB) and optionally slide (the slide key); each slide''s tiles must form one grid, missing tiles are nodata. One row per tile: slide (as text), tile_x and tile_y (the tile''s cell) and the result on the tile''s grid, equal to pb_reconstruct on the slide''s mosaic.';
+
+CREATE FUNCTION pb_coverage_fill_holes_wkb(tiles text, connectivity int DEFAULT 4,
+										   band int DEFAULT 1)
+	RETURNS TABLE (slide text, tile_x int, tile_y int, rast bytea)
+	LANGUAGE C STRICT
+	AS 'MODULE_PATHNAME', 'pb_coverage_fill_holes';
+COMMENT ON FUNCTION pb_coverage_fill_holes_wkb(text, int, int) IS
+	'pb_fill_holes over whole slides stored as tiles (column rast, optional slide): holes are those of the whole slide. One row per tile: slide, tile_x, tile_y and the result on the tile''s grid.';
+
+CREATE FUNCTION pb_coverage_distance_transform_wkb(tiles text, band int DEFAULT 1,
+												   spacing float8[] DEFAULT NULL,
+												   with_index boolean DEFAULT false)
+	RETURNS TABLE (slide text, tile_x int, tile_y int, rast bytea)
+	LANGUAGE C
+	AS 'MODULE_PATHNAME', 'pb_coverage_distance_transform';
+COMMENT ON FUNCTION pb_coverage_distance_transform_wkb(text, int, float8[], boolean) IS
+	'pb_distance_transform over whole slides stored as tiles (column rast, optional slide): distances cross tile borders. with_index gives the column and row of the nearest background pixel in the slide''s grid (1-based from the upper-left corner of the upper-left tile''s cell). One row per tile.';
+
+CREATE FUNCTION pb_coverage_watershed_wkb(tiles text, connectivity int DEFAULT 8,
+										  watershed_line boolean DEFAULT false,
+										  band int DEFAULT 1, label_type text DEFAULT '32BUI')
+	RETURNS TABLE (slide text, tile_x int, tile_y int, rast bytea)
+	LANGUAGE C STRICT
+	AS 'MODULE_PATHNAME', 'pb_coverage_watershed';
+COMMENT ON FUNCTION pb_coverage_watershed_wkb(text, int, boolean, int, text) IS
+	'pb_watershed over whole slides stored as tiles: column rast (heights), optional markers and mask, optional slide. Basins cross tile borders; marker-less basins are numbered per slide in row-major order of the slide. One row per tile: slide, tile_x, tile_y and the labels on the tile''s grid.';
+
 CREATE FUNCTION pb_raster_report(OUT operation text, OUT stage text, OUT device text,
 								 OUT seconds float8)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'pb_raster_report'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pb_raster_report() IS
-	'Where the time of this backend''s last raster call went (pb_reconstruct, pb_fill_holes, pb_distance_transform, pb_watershed, and the raster-typed functions of pixelbox_raster that call them): stages detoast (the arguments'' values, decompressed), read (raster WKB parsed, pixels converted, nodata found), prepare (walls, clipping, the foreground), compute (device cpu or gpu; on the GPU its kernels and copies as rows gpu kernels and gpu copies), finish (nodata restored, labels narrowed, index bands), write (the result raster WKB) and total. Not what follows the call (the executor, TOAST compression of a stored result). No rows before the first call, nor after one that failed.';
+	'Where the time of this backend''s last raster call went (pb_reconstruct, pb_fill_holes, pb_distance_transform, pb_watershed, the coverage functions (each stage summed over the slides), and the raster-typed functions of pixelbox_raster that call them): stages detoast (the arguments'' values, decompressed), read (raster WKB parsed, pixels converted, nodata found), prepare (walls, clipping, the foreground), compute (device cpu or gpu; on the GPU its kernels and copies as rows gpu kernels and gpu copies), finish (nodata restored, labels narrowed, index bands), write (the result raster WKB) and total. Not what follows the call (the executor, TOAST compression of a stored result). No rows before the first call, nor after one that failed.';
 
 -- Progress ---------------------------------------------------------------------
 -- A long comparison's progress seen from another session (doc/progress.md);

@@ -88,3 +88,51 @@ BEGIN
 		'One row per nonzero label of one band of a label raster (8BUI, 16BUI, 32BUI, 1BB, 2BUI, 4BUI; nodata is background), in label order: its pixel count and its outline along pixel edges. space pixel: image coordinates (column, row, y down; SRID 0), whatever the georeference (a TIFF loaded by ST_FromGDALRaster has scale (1, -1): its world coordinates are upside down); world: through the raster''s georeference and SRID, as ST_DumpAsPolygons and ST_Union give them.'$f$, rt);
 END
 $labels$;
+
+-- Coverage functions on raster tiles: the C functions of pixelbox's
+-- pb_coverage_*_wkb, returning rasters (ST_RastFromWKB of the raster type's
+-- schema, found from the result column's type).
+DO $coverage$
+DECLARE
+	rt text := (SELECT quote_ident(n.nspname) FROM pg_extension e
+				JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'postgis_raster');
+BEGIN
+	EXECUTE format($f$
+		CREATE FUNCTION pb_coverage_reconstruct(tiles text, connectivity int DEFAULT 8,
+												method text DEFAULT 'dilation', band int DEFAULT 1)
+			RETURNS TABLE (slide text, tile_x int, tile_y int, rast %1$s.raster)
+			LANGUAGE C STRICT
+			AS '$libdir/pixelbox', 'pb_coverage_reconstruct'$f$, rt);
+	COMMENT ON FUNCTION pb_coverage_reconstruct(text, int, text, int) IS
+		'pb_reconstruct over whole slides stored as tiles: tiles is a query returning one row per tile with raster columns marker and mask and optionally slide (the slide key, any type). Each slide''s tiles must form one grid (same scale, skew, SRID and pixel type, aligned on a grid of tiles, as ST_Tile or raster2pgsql -t make them); pixels no tile covers are nodata. Returns one row per input tile: slide (as text), tile_x and tile_y (its cell, 0-based) and the result on the tile''s grid, equal pixel for pixel to pb_reconstruct of the slide''s mosaic.';
+
+	EXECUTE format($f$
+		CREATE FUNCTION pb_coverage_fill_holes(tiles text, connectivity int DEFAULT 4,
+											   band int DEFAULT 1)
+			RETURNS TABLE (slide text, tile_x int, tile_y int, rast %1$s.raster)
+			LANGUAGE C STRICT
+			AS '$libdir/pixelbox', 'pb_coverage_fill_holes'$f$, rt);
+	COMMENT ON FUNCTION pb_coverage_fill_holes(text, int, int) IS
+		'pb_fill_holes over whole slides stored as tiles (a query with a raster column rast and optionally slide): the holes are those of the whole slide, whatever tiles they cross. One row per input tile (slide, tile_x, tile_y, rast).';
+
+	EXECUTE format($f$
+		CREATE FUNCTION pb_coverage_distance_transform(tiles text, band int DEFAULT 1,
+													   spacing float8[] DEFAULT NULL,
+													   with_index boolean DEFAULT false)
+			RETURNS TABLE (slide text, tile_x int, tile_y int, rast %1$s.raster)
+			LANGUAGE C
+			AS '$libdir/pixelbox', 'pb_coverage_distance_transform'$f$, rt);
+	COMMENT ON FUNCTION pb_coverage_distance_transform(text, int, float8[], boolean) IS
+		'pb_distance_transform over whole slides stored as tiles (a query with a raster column rast and optionally slide): the distance to the nearest zero or nodata pixel of the whole slide (pixels no tile covers count as nodata). with_index adds the column and row of that pixel in the slide''s grid (1-based, from the upper-left corner of the upper-left tile''s cell). One row per input tile (slide, tile_x, tile_y, rast).';
+
+	EXECUTE format($f$
+		CREATE FUNCTION pb_coverage_watershed(tiles text, connectivity int DEFAULT 8,
+											  watershed_line boolean DEFAULT false,
+											  band int DEFAULT 1, label_type text DEFAULT '32BUI')
+			RETURNS TABLE (slide text, tile_x int, tile_y int, rast %1$s.raster)
+			LANGUAGE C STRICT
+			AS '$libdir/pixelbox', 'pb_coverage_watershed'$f$, rt);
+	COMMENT ON FUNCTION pb_coverage_watershed(text, int, boolean, int, text) IS
+		'pb_watershed over whole slides stored as tiles: a query with a raster column rast (the heights), optional raster columns markers and mask, and optionally slide. Basins cross tile borders; marker-less basins are numbered 1, 2, ... per slide in row-major order of the slide. One row per input tile (slide, tile_x, tile_y, rast), labels of label_type with nodata 0.';
+END
+$coverage$;

@@ -11,9 +11,6 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
-#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -33,24 +30,12 @@ static bytea *
 Reconstruct(PbRasterArg *marker, PbRasterArg *mask, int connectivity,
 			PbReconOp op, const char *caller)
 {
-	int64		npix = (int64) mask->img.width * mask->img.height;
-	float	   *saved = NULL;	/* the mask's own values at its nodata pixels */
 	const void *pixels[1];
 	bool		has_nodata = mask->has_nodata;
 	bytea	   *result;
-	PbRun		run = PbCpuRun();
 
-	if (mask->is_nodata)
-		saved = PbHugeAlloc(sizeof(float) * (size_t) npix);
-	PbReconNodataWalls(&marker->img, marker->is_nodata, &mask->img, mask->is_nodata,
-					   op, saved);
-	if (PbReconClipPar(&run, &marker->img, &mask->img, op) != PB_OK)
-		elog(ERROR, "%s: marker and mask images do not match", caller);
-	PbRasterReportStage("prepare", NULL);
-	PbRunReconstruct(&marker->img, &mask->img, connectivity, op, caller);
-	if (mask->is_nodata)
-		PbReconRestoreNodata(&marker->img, mask->is_nodata, saved);
-	PbRasterReportStage("finish", NULL);
+	PbReconstructImages(&marker->img, marker->is_nodata, &mask->img, mask->is_nodata,
+						connectivity, op, caller);
 	pixels[0] = marker->img.data;
 	result = PbRasterResult(&marker->h, 1, &mask->wkb_type, &has_nodata,
 							&mask->nodata, pixels, caller);
@@ -76,15 +61,7 @@ pb_reconstruct_wkb(PG_FUNCTION_ARGS)
 	bytea	   *marker_wkb,
 			   *mask_wkb;
 
-	if (strcmp(method, "dilation") == 0)
-		op = PB_RECON_DILATE;
-	else if (strcmp(method, "erosion") == 0)
-		op = PB_RECON_ERODE;
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: method must be 'dilation' or 'erosion', not '%s'",
-						caller, method)));
+	op = PbReconMethodArg(method, caller);
 	PbRasterReportBegin(caller);
 	marker_wkb = PG_GETARG_BYTEA_PP(0);
 	mask_wkb = PG_GETARG_BYTEA_PP(1);
@@ -126,32 +103,6 @@ pb_fill_holes_wkb(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(Reconstruct(&marker, &image, connectivity, PB_RECON_ERODE, caller));
 }
 
-/* Read the spacing argument: NULL or {row step, column step}, both > 0. */
-static void
-Spacing(FunctionCallInfo fcinfo, int argno, double *sy, double *sx, const char *caller)
-{
-	ArrayType  *a;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-
-	*sy = *sx = 1.0;
-	if (PG_ARGISNULL(argno))
-		return;
-	a = PG_GETARG_ARRAYTYPE_P(argno);
-	deconstruct_array(a, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &elems, &nulls, &n);
-	if (n != 2 || nulls[0] || nulls[1] ||
-		!(DatumGetFloat8(elems[0]) > 0) || !(DatumGetFloat8(elems[1]) > 0) ||
-		isinf(DatumGetFloat8(elems[0])) || isinf(DatumGetFloat8(elems[1])))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: spacing must hold two positive numbers: the row step and the column step",
-						caller)));
-	*sy = DatumGetFloat8(elems[0]);
-	*sx = DatumGetFloat8(elems[1]);
-}
-
 /*
  * pb_distance_transform(mask bytea, band int, spacing float8[], with_index
  * bool): the exact Euclidean distance of every nonzero pixel to the
@@ -169,25 +120,20 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	bool		with_index;
 	double		sy,
 				sx;
-	int64		npix;
-	uint8	   *fg;
-	float	   *dist;
-	int64	   *nearest = NULL;
-	int32	   *col = NULL,
-			   *row = NULL;
+	PbDistanceBands out;
 	int			types[3] = {PB_WKB_32BF, PB_WKB_32BSI, PB_WKB_32BSI};
 	bool		has_nodata[3] = {false, true, true};
 	double		nodata[3] = {0, 0, 0};
 	const void *pixels[3];
 	bytea	   *mask_wkb,
 			   *result;
-	PbRun		run = PbCpuRun();
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
 		PG_RETURN_NULL();
 	band = PG_GETARG_INT32(1);
 	with_index = PG_GETARG_BOOL(3);
-	Spacing(fcinfo, 2, &sy, &sx, caller);
+	PbSpacingArg(PG_ARGISNULL(2) ? NULL : PG_GETARG_ARRAYTYPE_P(2), PG_ARGISNULL(2),
+				 &sy, &sx, caller);
 	PbRasterReportBegin(caller);
 	mask_wkb = PG_GETARG_BYTEA_PP(0);
 	PbRasterReportStage("detoast", NULL);
@@ -196,31 +142,10 @@ pb_distance_transform_wkb(PG_FUNCTION_ARGS)
 	PbCheckResultSize(&mask.h, with_index ? 3 : 1, types, caller);
 	PbLoadRasterArg(&rb, caller, &mask);
 	PbRasterReportStage("read", NULL);
-	npix = (int64) mask.img.width * mask.img.height;
-	fg = PbHugeAlloc((size_t) npix);
-	PbDistanceForegroundPar(&run, &mask.img, mask.is_nodata, fg);
-	CHECK_FOR_INTERRUPTS();
-	/* mapped on threads now, not page by page as the results come in */
-	dist = PbHugeAlloc(sizeof(float) * (size_t) npix);
-	PbZeroPar(&run, dist, sizeof(float) * (size_t) npix);
-	if (with_index)
-	{
-		nearest = PbHugeAlloc(sizeof(int64) * (size_t) npix);
-		PbZeroPar(&run, nearest, sizeof(int64) * (size_t) npix);
-	}
-	PbRasterReportStage("prepare", NULL);
-	PbRunDistance(fg, mask.img.width, mask.img.height, sy, sx, dist, nearest, caller);
-	pixels[0] = dist;
-	if (with_index)
-	{
-		col = PbHugeAlloc(sizeof(int32) * (size_t) npix);
-		row = PbHugeAlloc(sizeof(int32) * (size_t) npix);
-		PbDistanceNearestBands((const int64_t *) nearest, npix, mask.img.width, col, row);
-		CHECK_FOR_INTERRUPTS();
-		pixels[1] = col;
-		pixels[2] = row;
-	}
-	PbRasterReportStage("finish", NULL);
+	PbDistanceImages(&mask.img, mask.is_nodata, sy, sx, with_index, &out, caller);
+	pixels[0] = out.dist;
+	pixels[1] = out.col;
+	pixels[2] = out.row;
 	result = PbRasterResult(&mask.h, with_index ? 3 : 1, types, has_nodata, nodata, pixels,
 							caller);
 	PbRasterReportStage("write", NULL);

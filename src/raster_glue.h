@@ -51,6 +51,32 @@ extern void PbRunDistance(const uint8 *fg, int32 width, int32 height,
 extern void PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels,
 						   const char *caller);
 
+/* raster_ops.c: the operations on images read, for both kinds of function */
+typedef struct PbDistanceBands
+{
+	float	   *dist;
+	int32	   *col,
+			   *row;			/* NULL without the index */
+} PbDistanceBands;
+
+extern void PbReconstructImages(PbImage *marker, const uint8 *marker_nodata,
+								PbImage *mask, const uint8 *mask_nodata,
+								int connectivity, PbReconOp op, const char *caller);
+extern void PbDistanceImages(const PbImage *mask, const uint8 *nodata, double sy,
+							 double sx, bool with_index, PbDistanceBands *out,
+							 const char *caller);
+extern uint32 *PbWatershedImages(const PbWatershedSpec *spec, const char *caller);
+extern void PbCheckMarkerType(const PbRasterBand *rb, const char *caller);
+extern uint32 *PbMarkerLabels(const PbRasterBand *rb, int32 width, int32 height,
+							  const char *caller);
+extern PbReconOp PbReconMethodArg(const char *method, const char *caller);
+extern int	PbLabelTypeArg(const char *name, const char *caller);
+extern const void *PbNarrowLabels(const uint32 *labels, int64 npix, int label_type,
+								  const char *caller);
+struct ArrayType;
+extern void PbSpacingArg(struct ArrayType *a, bool isnull, double *sy, double *sx,
+						 const char *caller);
+
 /*
  * raster_report.c: the stages of the last raster call, for
  * pb_raster_report(): Begin at the call's start, Stage at the end of each

@@ -3,7 +3,8 @@
  * (pb_raster_report()): the stages of pb_reconstruct, pb_fill_holes,
  * pb_distance_transform and pb_watershed as they run (detoast, read,
  * prepare, compute, finish, write), the compute stage's device, and on the
- * GPU its kernels' and copies' share.  A handful of clock readings a call;
+ * GPU its kernels' and copies' share; for the coverage functions, the sum
+ * of each stage over the slides.  A handful of clock readings a call;
  * what happens after the function returns (the executor, TOAST compression
  * of a stored result) is not in it.
  */
@@ -37,10 +38,21 @@ static struct
 	bool		finished;
 } report;
 
-/* Append a row (a call has at most MAX_STAGES). */
+/*
+ * Add seconds to the row of stage on device, appending it the first time:
+ * a coverage call runs the stages once per slide and reports their sums.
+ */
 static void
 AddRow(const char *stage, const char *device, double seconds)
 {
+	for (int i = 0; i < report.n; i++)
+		if (strcmp(report.rows[i].stage, stage) == 0 &&
+			(report.rows[i].device == NULL) == (device == NULL) &&
+			(device == NULL || strcmp(report.rows[i].device, device) == 0))
+		{
+			report.rows[i].seconds += seconds;
+			return;
+		}
 	if (report.n < MAX_STAGES)
 		report.rows[report.n++] = (ReportRow) {stage, device, seconds};
 }

@@ -7,7 +7,7 @@ CREATE EXTENSION IF NOT EXISTS pixelbox_raster;
 RESET client_min_messages;
 SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') IS NOT NULL AS commented,
 	   provolatile, proisstrict, proretset
-FROM pg_proc p WHERE proname LIKE 'pb_coverage%' ORDER BY 1::text;
+FROM pg_proc p WHERE proname LIKE 'pb_coverage%' ORDER BY p.oid::regprocedure::text;
 
 -- a serpentine maze, 40 x 33 (not a multiple of the 7 x 5 tiles): corridors
 -- whose heights fall along the path, walls (0) with one gap a wall row,

@@ -48,7 +48,7 @@ ReconstructSlides(PbCoverageCall *call, int connectivity, PbReconOp op, bool fil
 					mask;
 		uint8	   *marker_nodata,
 				   *mask_nodata;
-		PbCoverageBands out = {.nbands = 1, .nodata_role = fill_holes ? 0 : 1};
+		PbCoverageBands out = {.nbands = 1};
 		PbRun		run = PbCpuRun();
 
 		if (!PbCoverageReadSlide(call, k, &s))
@@ -69,6 +69,9 @@ ReconstructSlides(PbCoverageCall *call, int connectivity, PbReconOp op, bool fil
 		PbReconstructImages(&marker, marker_nodata, &mask, mask_nodata, connectivity, op,
 							call->caller);
 		out.types[0] = s.grid.wkb_type;
+		/* the result has the mask's nodata, tile by tile */
+		out.tile_has_nodata = s.has_nodata[fill_holes ? 0 : 1];
+		out.tile_nodata = s.nodata[fill_holes ? 0 : 1];
 		out.pixels[0] = marker.data;
 		PbCoverageWrite(call, &s, &out);
 		PbRasterReportStage("write", NULL);
@@ -153,8 +156,7 @@ pb_coverage_distance_transform(PG_FUNCTION_ARGS)
 		PbCoverageBands out = {
 			.nbands = with_index ? 3 : 1,
 			.types = {PB_WKB_32BF, PB_WKB_32BSI, PB_WKB_32BSI},
-			.has_nodata = {false, true, true},
-			.nodata_role = -1
+			.has_nodata = {false, true, true}
 		};
 
 		if (!PbCoverageReadSlide(&call, k, &s))
@@ -199,8 +201,7 @@ pb_coverage_watershed(PG_FUNCTION_ARGS)
 		PbWatershedSpec spec = {.connectivity = connectivity, .lines = lines};
 		uint8	   *wall;
 		int64		npix;
-		PbCoverageBands out = {.nbands = 1, .types = {label_type}, .has_nodata = {true},
-		.nodata_role = -1};
+		PbCoverageBands out = {.nbands = 1, .types = {label_type}, .has_nodata = {true}};
 		PbRun		run = PbCpuRun();
 
 		if (!PbCoverageReadSlide(&call, k, &s))

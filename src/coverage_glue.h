@@ -59,6 +59,7 @@ typedef struct PbCoverageSlide
 	bytea	  **wkb[PB_COVERAGE_MAX_ROLES];		/* [role][tile], NULL once read */
 	bool	   *has_nodata[PB_COVERAGE_MAX_ROLES];	/* [role][tile], of its band */
 	double	   *nodata[PB_COVERAGE_MAX_ROLES];
+	PbRasterBand *band[PB_COVERAGE_MAX_ROLES];	/* [role][tile]: the band read */
 	PbCoverageTile *tiles;		/* the first role's headers */
 	PbCoveragePlace *place;
 	PbCoverageGrid grid;
@@ -80,16 +81,6 @@ extern void PbCoverageSlideDone(PbCoverageCall *call);
 extern void PbCoverageEnd(PbCoverageCall *call);
 
 /* coverage_write.c: one output row per tile of the slide */
-typedef struct PbCoverageBands
-{
-	int			nbands;
-	int			types[3];		/* WKB pixel types */
-	bool		has_nodata[3];
-	double		nodata[3];
-	int			nodata_role;	/* >= 0: band 1's nodata is that role's tile's */
-	const void *pixels[3];		/* coverage images, grid width x height */
-} PbCoverageBands;
-
 extern void PbCoverageWrite(PbCoverageCall *call, const PbCoverageSlide *s,
 							const PbCoverageBands *bands);
 

@@ -333,7 +333,6 @@ typedef struct TileAt
 	const PbCoverageCall *call;
 	const PbCoverageSlide *s;
 	int64		t;
-	bool		placed;			/* its header has been read */
 } TileAt;
 
 /* Error context: which slide's tile was being read. */
@@ -342,11 +341,8 @@ TileContext(void *arg)
 {
 	TileAt	   *at = (TileAt *) arg;
 
-	if (at->placed)
-		errcontext("%sreading %s", SlideLabel(at->call, at->s->index), TileName(at->s, at->t));
-	else
-		errcontext("%sreading row %lld of the slide's tiles", SlideLabel(at->call, at->s->index),
-				   (long long) at->t + 1);
+	errcontext("%sreading row %lld of the slide's tiles", SlideLabel(at->call, at->s->index),
+			   (long long) at->t + 1);
 }
 
 /* Push the error context of tile reading (pop with error_context_stack = cb.previous). */
@@ -384,7 +380,7 @@ PlaceTiles(const PbCoverageCall *call, PbCoverageSlide *s)
 	PbCoverageError e;
 	PbAllocator mem;
 	int64		area = 0;
-	TileAt		at = {call, s, 0, false};
+	TileAt		at = {call, s, 0};
 	ErrorContextCallback cb;
 
 	s->tiles = palloc_extended(sizeof(PbCoverageTile) * s->n, MCXT_ALLOC_HUGE);
@@ -393,6 +389,7 @@ PlaceTiles(const PbCoverageCall *call, PbCoverageSlide *s)
 	{
 		s->has_nodata[r] = palloc0(sizeof(bool) * s->n);
 		s->nodata[r] = palloc0(sizeof(double) * s->n);
+		s->band[r] = palloc_extended(sizeof(PbRasterBand) * s->n, MCXT_ALLOC_HUGE);
 	}
 	PushTileContext(&cb, &at);
 	for (int64 t = 0; t < s->n; t++)
@@ -412,6 +409,7 @@ PlaceTiles(const PbCoverageCall *call, PbCoverageSlide *s)
 							&arg, &rb);
 			s->has_nodata[r][t] = arg.has_nodata;
 			s->nodata[r][t] = arg.nodata;
+			s->band[r][t] = rb;
 			if (r == 0)
 			{
 				first = arg;
@@ -451,27 +449,46 @@ PbCoverageReadSlide(PbCoverageCall *call, int64 k, PbCoverageSlide *s)
 	memset(s, 0, sizeof(*s));
 	s->index = k;
 	FetchTiles(call, k, s);
+	PbRasterReportStage("fetch", NULL);
 	if (s->n > 0)
 		PlaceTiles(call, s);
 	MemoryContextSwitchTo(old);
 	return s->n > 0;
 }
 
+/* Free role's WKB values, read into the slide's images. */
+static void
+FreeRole(PbCoverageSlide *s, int role)
+{
+	for (int64 t = 0; t < s->n; t++)
+		pfree(s->wkb[role][t]);
+	pfree(s->wkb[role]);
+	s->wkb[role] = NULL;
+}
+
+/* Turn a stop of a parallel pass into the cancel that caused it. */
+static void
+CheckPass(PbStatus st, const char *caller)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (st != PB_OK)
+		elog(ERROR, "%s: reading the tiles failed (status %d)", caller, (int) st);
+}
+
 /*
  * Assemble role's band over the slide into img (the compute type of its
  * pixel type) and nodata (per pixel, 1 = nodata; NULL when no pixel is):
- * pixels no tile covers are nodata, value 0.  Each tile's WKB is freed
- * once copied.
+ * pixels no tile covers are nodata, value 0.  The tiles are decoded on
+ * threads, and their WKB freed.
  */
 void
 PbCoverageLoadImage(const PbCoverageCall *call, PbCoverageSlide *s, int role,
 					PbImage *img, uint8 **nodata)
 {
 	MemoryContext old = MemoryContextSwitchTo(call->slide_cxt);
-	TileAt		at = {call, s, 0, true};
-	ErrorContextCallback cb;
 	int64		npix = s->grid.width * s->grid.height;
-	bool		any = s->gaps;
+	int64		count;
+	size_t		bytes;
 	PbRun		run = PbCpuRun();
 
 	if (!PbRasterComputeType(s->grid.wkb_type, &img->type))
@@ -481,45 +498,24 @@ PbCoverageLoadImage(const PbCoverageCall *call, PbCoverageSlide *s, int role,
 						call->caller, SlideLabel(call, s->index), call->band[role],
 						call->roles[role].column, PbWkbPixName(s->grid.wkb_type)),
 				 errhint("Supported pixel types: 1BB, 8BUI, 16BUI, 32BF.")));
+	bytes = PbPixSize(img->type);
 	img->width = (int32) s->grid.width;
 	img->height = (int32) s->grid.height;
-	img->data = PbHugeAlloc((size_t) npix * PbPixSize(img->type));
+	img->data = PbHugeAlloc((size_t) npix * bytes);
 	*nodata = PbHugeAlloc((size_t) npix);
-	PbZeroPar(&run, img->data, (size_t) npix * PbPixSize(img->type));
-	memset(*nodata, 1, (size_t) npix);
-	PushTileContext(&cb, &at);
-	for (int64 t = 0; t < s->n; t++)
+	if (s->gaps)
 	{
-		PbRasterArg arg;
-		PbRasterBand rb;
-		const PbRasterHeader *h = &s->tiles[t].h;
-
-		at.t = t;
-		PbOpenRasterArg(s->wkb[role][t], call->band[role], call->roles[role].column,
-						call->caller, &arg, &rb);
-		PbLoadRasterArg(&rb, call->caller, &arg);
-		PbCoveragePut(&s->grid, &s->place[t], h->width, h->height, PbPixSize(img->type),
-					  arg.img.data, img->data);
-		if (arg.is_nodata)
-			PbCoveragePut(&s->grid, &s->place[t], h->width, h->height, 1, arg.is_nodata,
-						  *nodata);
-		else
-			for (int32 y = 0; y < h->height; y++)
-				memset(*nodata + (s->place[t].y + y) * s->grid.width + s->place[t].x, 0,
-					   h->width);
-		any |= arg.is_nodata != NULL;
-		pfree(arg.img.data);
-		if (arg.is_nodata)
-			pfree(arg.is_nodata);
-		pfree(s->wkb[role][t]);
-		s->wkb[role][t] = NULL;
+		PbZeroPar(&run, img->data, (size_t) npix * bytes);
+		memset(*nodata, 1, (size_t) npix);
 	}
-	error_context_stack = cb.previous;
-	if (!any)
+	CheckPass(PbCoverageReadTiles(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
+								  bytes, img->data, *nodata, &count), call->caller);
+	if (!s->gaps && count == 0)
 	{
 		pfree(*nodata);
 		*nodata = NULL;
 	}
+	FreeRole(s, role);
 	MemoryContextSwitchTo(old);
 }
 
@@ -531,31 +527,35 @@ uint32 *
 PbCoverageLoadMarkers(const PbCoverageCall *call, PbCoverageSlide *s, int role)
 {
 	MemoryContext old = MemoryContextSwitchTo(call->slide_cxt);
-	TileAt		at = {call, s, 0, true};
-	ErrorContextCallback cb;
 	int64		npix = s->grid.width * s->grid.height;
 	uint32	   *labels = PbHugeAlloc(sizeof(uint32) * (size_t) npix);
+	int64		bad_tile,
+				bad_pixel;
+	double		v;
 	PbRun		run = PbCpuRun();
 
-	PbZeroPar(&run, labels, sizeof(uint32) * (size_t) npix);
-	PushTileContext(&cb, &at);
 	for (int64 t = 0; t < s->n; t++)
-	{
-		PbRasterArg arg;
-		PbRasterBand rb;
-		uint32	   *tile;
-
-		at.t = t;
-		PbOpenRasterArg(s->wkb[role][t], 1, call->roles[role].column, call->caller, &arg, &rb);
-		PbCheckMarkerType(&rb, call->caller);
-		tile = PbMarkerLabels(&rb, arg.h.width, arg.h.height, call->caller);
-		PbCoveragePut(&s->grid, &s->place[t], arg.h.width, arg.h.height, sizeof(uint32),
-					  tile, labels);
-		pfree(tile);
-		pfree(s->wkb[role][t]);
-		s->wkb[role][t] = NULL;
-	}
-	error_context_stack = cb.previous;
+		if (s->band[role][t].wkb_type == PB_WKB_32BF || s->band[role][t].wkb_type == PB_WKB_64BF)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s: %sband 1 of markers of %s has pixel type %s, but markers must be integer labels",
+							call->caller, SlideLabel(call, s->index), TileName(s, t),
+							PbWkbPixName(s->band[role][t].wkb_type)),
+					 errhint("Marker pixel types: 1BB, 2BUI, 4BUI, 8BUI, 8BSI, 16BUI, 16BSI, 32BUI, 32BSI.")));
+	if (s->gaps)
+		PbZeroPar(&run, labels, sizeof(uint32) * (size_t) npix);
+	CheckPass(PbCoverageReadMarkers(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
+									labels, &bad_tile, &bad_pixel, &v), call->caller);
+	if (bad_tile >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %smarkers has a negative label (%.0f) at column %d, row %d of %s",
+						call->caller, SlideLabel(call, s->index), v,
+						(int) (bad_pixel % s->tiles[bad_tile].h.width) + 1,
+						(int) (bad_pixel / s->tiles[bad_tile].h.width) + 1,
+						TileName(s, bad_tile)),
+				 errhint("Marker labels are positive; 0 or nodata marks no marker.")));
+	FreeRole(s, role);
 	MemoryContextSwitchTo(old);
 	return labels;
 }
@@ -567,37 +567,11 @@ PbCoverageLoadMarkers(const PbCoverageCall *call, PbCoverageSlide *s, int role)
 void
 PbCoverageLoadWalls(const PbCoverageCall *call, PbCoverageSlide *s, int role, uint8 *wall)
 {
-	MemoryContext old = MemoryContextSwitchTo(call->slide_cxt);
-	TileAt		at = {call, s, 0, true};
-	ErrorContextCallback cb;
 	PbRun		run = PbCpuRun();
 
-	PushTileContext(&cb, &at);
-	for (int64 t = 0; t < s->n; t++)
-	{
-		PbRasterArg arg;
-		PbRasterBand rb;
-		int64		npix;
-		uint8	   *tile;
-
-		at.t = t;
-		PbOpenRasterArg(s->wkb[role][t], 1, call->roles[role].column, call->caller, &arg, &rb);
-		npix = (int64) arg.h.width * arg.h.height;
-		tile = palloc_extended((size_t) npix, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		PbWsMaskWallsPar(&run, &rb, npix, tile);
-		for (int32 y = 0; y < arg.h.height; y++)
-		{
-			uint8	   *dst = wall + (s->place[t].y + y) * s->grid.width + s->place[t].x;
-
-			for (int32 x = 0; x < arg.h.width; x++)
-				dst[x] |= tile[(int64) y * arg.h.width + x];
-		}
-		pfree(tile);
-		pfree(s->wkb[role][t]);
-		s->wkb[role][t] = NULL;
-	}
-	error_context_stack = cb.previous;
-	MemoryContextSwitchTo(old);
+	CheckPass(PbCoverageReadWalls(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
+								  wall), call->caller);
+	FreeRole(s, role);
 }
 
 /* A slide is written: free everything it held. */

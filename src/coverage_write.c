@@ -1,8 +1,9 @@
 /*
  * coverage_write.c: a coverage function's output rows: one per input tile
  * of a slide, in row-major order of the tiles' cells, each the result
- * bands cut at the tile's place, with the tile's own georeference, as
- * raster WKB or (for the raster-typed functions) a raster.
+ * bands cut at the tile's place (PbCoverageWriteTiles, on threads), with
+ * the tile's own georeference, as raster WKB or (for the raster-typed
+ * functions) a raster.
  */
 #include "postgres.h"
 
@@ -12,6 +13,9 @@
 #include "utils/tuplestore.h"
 
 #include "coverage_glue.h"
+
+/* Bytes of output tiles made at once before they go to the tuplestore. */
+#define WRITE_BATCH_BYTES ((size_t) 256 << 20)
 
 /* qsort order of tiles by cell (row, then column), through their places. */
 static const PbCoveragePlace *sort_place;
@@ -45,7 +49,9 @@ TileOrder(const PbCoverageSlide *s)
 /*
  * Write slide s's result bands (coverage images in bands->pixels) as one
  * row per tile: slide (text), tile_x, tile_y (the tile's cell, 0-based),
- * and the tile's raster.
+ * and the tile's raster.  The tiles' WKB are made on threads, a batch of
+ * about WRITE_BATCH_BYTES at a time, then handed to the tuplestore in
+ * order.
  */
 void
 PbCoverageWrite(PbCoverageCall *call, const PbCoverageSlide *s, const PbCoverageBands *bands)
@@ -53,47 +59,51 @@ PbCoverageWrite(PbCoverageCall *call, const PbCoverageSlide *s, const PbCoverage
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) call->fcinfo->resultinfo;
 	MemoryContext old = MemoryContextSwitchTo(call->slide_cxt);
 	int64	   *order = TileOrder(s);
-	MemoryContext tile_cxt = AllocSetContextCreate(call->slide_cxt, "pixelbox coverage tile",
-												   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext batch_cxt = AllocSetContextCreate(call->slide_cxt, "pixelbox coverage tiles",
+													ALLOCSET_DEFAULT_SIZES);
+	bytea	  **wkb = palloc_extended(sizeof(bytea *) * s->n, MCXT_ALLOC_HUGE);
+	uint8	  **data = palloc_extended(sizeof(uint8 *) * s->n, MCXT_ALLOC_HUGE);
+	PbRun		run = PbCpuRun();
 
-	for (int64 k = 0; k < s->n; k++)
+	for (int64 first = 0; first < s->n;)
 	{
-		int64		t = order[k];
-		const PbRasterHeader *h = &s->tiles[t].h;
-		const void *pixels[3];
-		bool		has_nodata[3];
-		double		nodata[3];
-		Datum		v[4];
-		bool		nulls[4] = {call->slide_text[s->index] == NULL, false, false, false};
-		bytea	   *wkb;
+		int64		n = 0;
+		size_t		bytes = 0;
 
+		MemoryContextSwitchTo(batch_cxt);
+		while (first + n < s->n && (n == 0 || bytes < WRITE_BATCH_BYTES))
+		{
+			size_t		size = PbCheckResultSize(&s->tiles[order[first + n]].h, bands->nbands,
+												 bands->types, call->caller);
+
+			wkb[n] = palloc_extended(size + VARHDRSZ, MCXT_ALLOC_HUGE);
+			SET_VARSIZE(wkb[n], size + VARHDRSZ);
+			data[n] = (uint8 *) VARDATA(wkb[n]);
+			bytes += size;
+			n++;
+		}
+		if (PbCoverageWriteTiles(&run, &s->grid, s->tiles, s->place, bands, order + first, n,
+								 data) != PB_OK)
+		{
+			CHECK_FOR_INTERRUPTS();
+			elog(ERROR, "%s: writing the tiles failed", call->caller);
+		}
+		for (int64 k = 0; k < n; k++)
+		{
+			const PbCoveragePlace *at = &s->place[order[first + k]];
+			Datum		v[4];
+			bool		nulls[4] = {call->slide_text[s->index] == NULL, false, false, false};
+
+			v[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(call->slide_text[s->index]);
+			v[1] = Int32GetDatum((int32) at->cell_x);
+			v[2] = Int32GetDatum((int32) at->cell_y);
+			v[3] = call->out_raster ? FunctionCall1(&call->to_raster, PointerGetDatum(wkb[k])) :
+				PointerGetDatum(wkb[k]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+		}
+		MemoryContextReset(batch_cxt);
 		CHECK_FOR_INTERRUPTS();
-		MemoryContextSwitchTo(tile_cxt);
-		for (int b = 0; b < bands->nbands; b++)
-		{
-			size_t		size = (size_t) PbWkbPixBytes(bands->types[b]);
-			void	   *tile = palloc_extended(size * h->width * h->height, MCXT_ALLOC_HUGE);
-
-			PbCoverageGet(&s->grid, &s->place[t], h->width, h->height, size,
-						  bands->pixels[b], tile);
-			pixels[b] = tile;
-			has_nodata[b] = bands->has_nodata[b];
-			nodata[b] = bands->nodata[b];
-		}
-		if (bands->nodata_role >= 0)
-		{
-			has_nodata[0] = s->has_nodata[bands->nodata_role][t];
-			nodata[0] = s->nodata[bands->nodata_role][t];
-		}
-		wkb = PbRasterResult(h, bands->nbands, bands->types, has_nodata, nodata, pixels,
-							 call->caller);
-		v[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(call->slide_text[s->index]);
-		v[1] = Int32GetDatum((int32) s->place[t].cell_x);
-		v[2] = Int32GetDatum((int32) s->place[t].cell_y);
-		v[3] = call->out_raster ? FunctionCall1(&call->to_raster, PointerGetDatum(wkb)) :
-			PointerGetDatum(wkb);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
-		MemoryContextReset(tile_cxt);
+		first += n;
 	}
 	MemoryContextSwitchTo(old);
 }

@@ -88,4 +88,61 @@ void		PbCoveragePut(const PbCoverageGrid *grid, const PbCoveragePlace *place, in
 void		PbCoverageGet(const PbCoverageGrid *grid, const PbCoveragePlace *place, int32_t w,
 						  int32_t h, size_t pix_bytes, const void *cov, void *tile);
 
+/*
+ * The passes that move tiles into and out of a coverage image, on run's
+ * threads in parallel over the tiles, each tile row by row straight into
+ * (or out of) the coverage's rows (coverage_par.c).  bands[t] is tile t's
+ * band as PbRasterGetBand located it.  PB_ERR_STOPPED when run's poll
+ * asked to stop (the coverage is then partly written).
+ */
+
+/*
+ * Decode every tile's band (PbRasterReadBand's conversion to the compute
+ * type, pix_bytes a pixel) into cov, and its nodata flags into nodata
+ * unless it is NULL; *nodata_count gets the number of nodata pixels.
+ * Pixels outside the tiles are not touched.
+ */
+PbStatus	PbCoverageReadTiles(const PbRun *run, const PbCoverageGrid *grid,
+								const PbCoverageTile *tiles, const PbCoveragePlace *place,
+								const PbRasterBand *bands, int64_t n, size_t pix_bytes,
+								void *cov, uint8_t *nodata, int64_t *nodata_count);
+
+/*
+ * Every tile's markers (PbWsMarkerLabels: 0 for no marker and nodata) into
+ * labels.  The first negative label, in tile order then pixel order, is
+ * reported as *bad_tile, *bad_pixel (its index in the tile) and *bad_value;
+ * *bad_tile is -1 when there is none.
+ */
+PbStatus	PbCoverageReadMarkers(const PbRun *run, const PbCoverageGrid *grid,
+								  const PbCoverageTile *tiles, const PbCoveragePlace *place,
+								  const PbRasterBand *bands, int64_t n, uint32_t *labels,
+								  int64_t *bad_tile, int64_t *bad_pixel, double *bad_value);
+
+/* Mark in wall the pixels outside every tile's mask (PbWsMaskWalls). */
+PbStatus	PbCoverageReadWalls(const PbRun *run, const PbCoverageGrid *grid,
+								const PbCoverageTile *tiles, const PbCoveragePlace *place,
+								const PbRasterBand *bands, int64_t n, uint8_t *wall);
+
+/* The result bands of a coverage, to be cut into tiles. */
+typedef struct PbCoverageBands
+{
+	int			nbands;			/* 1 to 3 */
+	int			types[3];		/* WKB pixel types */
+	bool		has_nodata[3];
+	double		nodata[3];
+	const bool *tile_has_nodata;	/* when not NULL: band 1's, per tile */
+	const double *tile_nodata;
+	const void *pixels[3];		/* coverage images, grid width x height */
+} PbCoverageBands;
+
+/*
+ * Write tiles which[0 .. n) as raster WKB: out[k] (PbRasterWkbSize bytes,
+ * the caller's) gets tile which[k]'s header with the bands cut from the
+ * coverage images at its place.
+ */
+PbStatus	PbCoverageWriteTiles(const PbRun *run, const PbCoverageGrid *grid,
+								 const PbCoverageTile *tiles, const PbCoveragePlace *place,
+								 const PbCoverageBands *bands, const int64_t *which, int64_t n,
+								 uint8_t *const *out);
+
 #endif							/* PB_COVERAGE_H */

@@ -1,5 +1,6 @@
 /*
- * tests_recon.h: the tests of tests/test_recon.c, in the order they run.
+ * tests_recon.h: the tests of tests/test_recon.c and tests/test_recon_hybrid.c,
+ * in the order they run.
  */
 #ifndef PB_TESTS_RECON_H
 #define PB_TESTS_RECON_H
@@ -14,6 +15,10 @@
 	X(test_recon_tiles_match_seq) \
 	X(test_recon_badarg) \
 	X(test_recon_stopped) \
-	X(test_recon_nodata)
+	X(test_recon_nodata) \
+	X(test_recon_hybrid_random) \
+	X(test_recon_hybrid_maze) \
+	X(test_recon_hybrid_device_fails) \
+	X(test_recon_hybrid_stop_and_badarg)
 
 #endif

@@ -760,12 +760,12 @@ COMMENT ON FUNCTION pb_coverage_watershed_wkb(text, int, boolean, int, text) IS
 	'pb_watershed over whole slides stored as tiles: column rast (heights), optional markers and mask, optional slide. Basins cross tile borders; marker-less basins are numbered per slide in row-major order of the slide. One row per tile: slide, tile_x, tile_y and the labels on the tile''s grid.';
 
 CREATE FUNCTION pb_raster_report(OUT operation text, OUT stage text, OUT device text,
-								 OUT seconds float8)
+								 OUT seconds float8, OUT tiles bigint)
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'pb_raster_report'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pb_raster_report() IS
-	'Where the time of this backend''s last raster call went (pb_reconstruct, pb_fill_holes, pb_distance_transform, pb_watershed, the coverage functions (each stage summed over the slides), and the raster-typed functions of pixelbox_raster that call them): stages detoast (the arguments'' values, decompressed), fetch (coverage functions: the tiles query run and its values decompressed), read (raster WKB parsed, pixels converted, nodata found), prepare (walls, clipping, the foreground), compute (device cpu or gpu; on the GPU its kernels and copies as rows gpu kernels and gpu copies), finish (nodata restored, labels narrowed, index bands), write (the result raster WKB) and total. Not what follows the call (the executor, TOAST compression of a stored result). No rows before the first call, nor after one that failed.';
+	'Where the time of this backend''s last raster call went (pb_reconstruct, pb_fill_holes, pb_distance_transform, pb_watershed, the coverage functions (each stage summed over the slides), and the raster-typed functions of pixelbox_raster that call them): stages detoast (the arguments'' values, decompressed), fetch (coverage functions: the tiles query run and its values decompressed), read (raster WKB parsed, pixels converted, nodata found), prepare (walls, clipping, the foreground), compute (device cpu or gpu; on the GPU its kernels and copies as rows gpu kernels and gpu copies), finish (nodata restored, labels narrowed, index bands), write (the result raster WKB) and total; with pixelbox.device = hybrid a reconstruction''s compute stage has device hybrid, and rows busy per device (seconds summed over its threads, tiles: the regions it ran) and cells (tiles: the cells of the image). Not what follows the call (the executor, TOAST compression of a stored result). No rows before the first call, nor after one that failed.';
 
 -- Progress ---------------------------------------------------------------------
 -- A long comparison's progress seen from another session (doc/progress.md);

@@ -89,6 +89,7 @@ static const struct config_enum_entry device_options[] = {
 	{"auto", PB_DEVICE_AUTO, false},
 	{"cpu", PB_DEVICE_CPU, false},
 	{"gpu", PB_DEVICE_GPU, false},
+	{"hybrid", PB_DEVICE_HYBRID, false},
 	{NULL, 0, false}
 };
 
@@ -126,7 +127,7 @@ _PG_init(void)
 {
 	DefineCustomEnumVariable("pixelbox.device",
 							 "Where jaccard_gpu and pb_cross_compare compute intersection areas.",
-							 "auto uses a GPU when one is usable, cpu never touches CUDA, gpu raises an error when no GPU exists. Parallel workers always use the CPU.",
+							 "auto uses a GPU when one is usable, cpu never touches CUDA, gpu raises an error when no GPU exists, hybrid runs reconstructions on the CPU threads and the GPU together (otherwise as auto). Parallel workers always use the CPU.",
 							 &pb_device, PB_DEVICE_AUTO, device_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("pixelbox.cpu_method",

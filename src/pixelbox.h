@@ -15,7 +15,8 @@ typedef enum PbDeviceSetting
 {
 	PB_DEVICE_AUTO,
 	PB_DEVICE_CPU,
-	PB_DEVICE_GPU
+	PB_DEVICE_GPU,
+	PB_DEVICE_HYBRID
 } PbDeviceSetting;
 
 /* pixelbox.gpu_fault: failures injected to test the CPU fallback */

@@ -87,6 +87,8 @@ struct PbRasterGpuStats;
 extern void PbRasterReportBegin(const char *operation);
 extern void PbRasterReportStage(const char *stage, const char *device);
 extern void PbRasterReportGpu(const struct PbRasterGpuStats *stats);
+extern void PbRasterReportTiles(const char *stage, const char *device, double seconds,
+								int64 tiles);
 extern void PbRasterReportEnd(void);
 
 #endif							/* PB_RASTER_GLUE_H */

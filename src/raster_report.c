@@ -17,7 +17,7 @@
 #include "../cuda/pb_raster_gpu.h"
 #include "raster_glue.h"
 
-#define MAX_STAGES 12
+#define MAX_STAGES 24
 
 /* One row of the report. */
 typedef struct ReportRow
@@ -25,6 +25,7 @@ typedef struct ReportRow
 	const char *stage;
 	const char *device;			/* NULL: the host's own work */
 	double		seconds;
+	int64		tiles;			/* -1: not a count of tiles */
 } ReportRow;
 
 /* The last (or running) call of this backend. */
@@ -43,7 +44,7 @@ static struct
  * a coverage call runs the stages once per slide and reports their sums.
  */
 static void
-AddRow(const char *stage, const char *device, double seconds)
+AddRow(const char *stage, const char *device, double seconds, int64 tiles)
 {
 	for (int i = 0; i < report.n; i++)
 		if (strcmp(report.rows[i].stage, stage) == 0 &&
@@ -51,10 +52,12 @@ AddRow(const char *stage, const char *device, double seconds)
 			(device == NULL || strcmp(report.rows[i].device, device) == 0))
 		{
 			report.rows[i].seconds += seconds;
+			if (tiles >= 0)
+				report.rows[i].tiles = Max(report.rows[i].tiles, 0) + tiles;
 			return;
 		}
 	if (report.n < MAX_STAGES)
-		report.rows[report.n++] = (ReportRow) {stage, device, seconds};
+		report.rows[report.n++] = (ReportRow) {stage, device, seconds, tiles};
 }
 
 /* A raster call starts: forget the last one and start the clock. */
@@ -79,15 +82,25 @@ PbRasterReportStage(const char *stage, const char *device)
 	d = now;
 	INSTR_TIME_SUBTRACT(d, report.last);
 	report.last = now;
-	AddRow(stage, device, INSTR_TIME_GET_DOUBLE(d));
+	AddRow(stage, device, INSTR_TIME_GET_DOUBLE(d), -1);
 }
 
 /* The GPU's own account of the compute stage: kernels and copies. */
 void
 PbRasterReportGpu(const PbRasterGpuStats *stats)
 {
-	AddRow("gpu kernels", "gpu", stats->kernel_ms / 1000.0);
-	AddRow("gpu copies", "gpu", stats->transfer_ms / 1000.0);
+	AddRow("gpu kernels", "gpu", stats->kernel_ms / 1000.0, -1);
+	AddRow("gpu copies", "gpu", stats->transfer_ms / 1000.0, -1);
+}
+
+/*
+ * A hybrid reconstruction's account of a device (or of the image's
+ * cells, device NULL): its busy seconds and the tiles (regions) it ran.
+ */
+void
+PbRasterReportTiles(const char *stage, const char *device, double seconds, int64 tiles)
+{
+	AddRow(stage, device, seconds, tiles);
 }
 
 /* The call returns its result: the total row. */
@@ -98,14 +111,15 @@ PbRasterReportEnd(void)
 
 	INSTR_TIME_SET_CURRENT(d);
 	INSTR_TIME_SUBTRACT(d, report.start);
-	AddRow("total", NULL, INSTR_TIME_GET_DOUBLE(d));
+	AddRow("total", NULL, INSTR_TIME_GET_DOUBLE(d), -1);
 	report.finished = true;
 }
 
 PG_FUNCTION_INFO_V1(pb_raster_report);
 /*
  * The rows of this backend's last finished raster call: operation, stage,
- * device and seconds; none before the first (or after one that failed).
+ * device, seconds and tiles (a hybrid run's regions per device, and its
+ * cells); none before the first (or after one that failed).
  */
 Datum
 pb_raster_report(PG_FUNCTION_ARGS)
@@ -117,13 +131,15 @@ pb_raster_report(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 	for (int i = 0; i < report.n; i++)
 	{
-		Datum		v[4];
-		bool		nulls[4] = {false, false, report.rows[i].device == NULL, false};
+		Datum		v[5];
+		bool		nulls[5] = {false, false, report.rows[i].device == NULL, false,
+		report.rows[i].tiles < 0};
 
 		v[0] = CStringGetTextDatum(report.operation);
 		v[1] = CStringGetTextDatum(report.rows[i].stage);
 		v[2] = report.rows[i].device ? CStringGetTextDatum(report.rows[i].device) : (Datum) 0;
 		v[3] = Float8GetDatum(report.rows[i].seconds);
+		v[4] = Int64GetDatum(report.rows[i].tiles);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 	}
 	return (Datum) 0;

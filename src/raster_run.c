@@ -10,10 +10,16 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "miscadmin.h"
 
 #include "../cuda/pb_raster_gpu.h"
+#include "core/raster/recon_hybrid.h"
 #include "raster_glue.h"
+
+/* Side of the hybrid reconstruction's cells, the CPU threads' unit. */
+#define HYBRID_CELL 1024
 
 /*
  * Turn a core status into an error: a stop means an interrupt arrived
@@ -65,10 +71,86 @@ ReconOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 							PbInterruptArrived, NULL, &a->stats, err, err_len);
 }
 
+/* A hybrid reconstruction's GPU side: the context and what it did. */
+typedef struct HybridGpu
+{
+	PbGpu	   *g;
+	PbRasterGpuStats stats;
+} HybridGpu;
+
+/* PbReconRegionFn: one region of a hybrid reconstruction on the GPU. */
+static int
+GpuRegion(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbReconOp op,
+		  char *err, size_t err_len)
+{
+	HybridGpu  *h = (HybridGpu *) ctx;
+	PbRasterGpuStats st;
+	int			rc = PbGpuReconstruct(h->g, marker, mask, connectivity, op, PbInterruptArrived,
+									  NULL, &st, err, err_len);
+
+	h->stats.kernel_ms += st.kernel_ms;
+	h->stats.transfer_ms += st.transfer_ms;
+	if (rc == 1)
+		snprintf(err, err_len, "canceled");
+	return rc;
+}
+
+/*
+ * The GPU's blocks, in cells: what a quarter of pixelbox.gpu_memory holds
+ * of marker and mask (the rest for the kernels' queues), and at most a
+ * quarter of the image's side, so that the CPU threads have blocks to take
+ * while the GPU runs one.
+ */
+static int
+HybridBlock(const PbImage *marker)
+{
+	double		budget = (double) pb_gpu_memory_mb * 1024 * 1024 / 4;
+	double		side = sqrt(budget / (2.0 * PbPixSize(marker->type)));
+	int64		cells = ((int64) Max(marker->width, marker->height) + HYBRID_CELL - 1) / HYBRID_CELL;
+	int64		block = Max(1, (int64) (side / HYBRID_CELL));
+
+	return (int) Max(1, Min(block, (cells + 3) / 4));
+}
+
+/* PbGpuWork: the reconstruction on the CPU threads and the GPU together. */
+static int
+ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
+{
+	ReconArgs  *a = (ReconArgs *) arg;
+	HybridGpu	h = {g};
+	PbReconDevice dev = {.run = GpuRegion, .ctx = &h, .block = HybridBlock(a->marker)};
+	PbReconHybridStats hs;
+	PbRun		run = PbCpuRun();
+	PbStatus	st = PbReconstructHybrid(a->marker, a->mask, a->connectivity, a->op, &run,
+										 HYBRID_CELL, &dev, 1, &hs);
+
+	a->stats = h.stats;
+	if (st == PB_ERR_STOPPED)
+		return 1;
+	PbRasterReportStage("compute", "hybrid");
+	PbRasterReportGpu(&a->stats);
+	PbRasterReportTiles("busy", "gpu", dev.busy_s, dev.regions);
+	PbRasterReportTiles("busy", "cpu", hs.cpu_busy_s, hs.cpu_regions);
+	PbRasterReportTiles("cells", NULL, 0, hs.cells);
+	if (st != PB_OK)
+	{
+		snprintf(err, err_len, "the hybrid reconstruction failed (status %d)", (int) st);
+		return -1;
+	}
+	if (dev.failed)
+	{
+		/* the CPU threads finished the GPU's work: the marker is complete */
+		snprintf(err, err_len, "%s", dev.err);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Reconstruct marker under mask in place (marker already clipped), on the
  * GPU when it is wanted and works, else on the CPU (after a GPU failure
- * the marker holds a partial reconstruction, which the CPU finishes).
+ * the marker holds a partial reconstruction, which the CPU finishes);
+ * with pixelbox.device = hybrid, on the CPU threads and the GPU together.
  */
 void
 PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
@@ -76,11 +158,13 @@ PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 {
 	PbRun		run = PbCpuRun();
 	ReconArgs	a = {marker, mask, connectivity, op};
-	int			st = PbGpuTry(caller, ReconOnGpu, &a);
+	int			st = PbGpuTry(caller, pb_device == PB_DEVICE_HYBRID ? ReconHybrid : ReconOnGpu,
+							  &a);
 
 	if (st == 0)
 	{
-		ReportGpu(&a.stats);
+		if (pb_device != PB_DEVICE_HYBRID)
+			ReportGpu(&a.stats);
 		return;
 	}
 	if (st == 1)

@@ -486,9 +486,13 @@ WorkerMain(void *arg)
 	return NULL;
 }
 
-/* Allocate the schedule's arrays and locks; false when out of memory. */
+/*
+ * Allocate the schedule's arrays and locks and queue every cell, in the
+ * order of blocks of block x block cells (the devices take blocks from the
+ * other end); false when out of memory.
+ */
 static bool
-SchedInit(Sched *s)
+SchedInit(Sched *s, int64_t block)
 {
 	int64_t		n = s->ncx * s->ncy;
 
@@ -503,8 +507,12 @@ SchedInit(Sched *s)
 		pthread_mutex_init(&s->cell_lock[c], NULL);
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->changed, NULL);
-	for (int64_t c = 0; c < n; c++)
-		MakeDirty(s, c);
+	/* first pass: block by block, so the CPU threads start at one end */
+	for (int64_t by = 0; by * block < s->ncy; by++)
+		for (int64_t bx = 0; bx * block < s->ncx; bx++)
+			for (int64_t cy = by * block; cy < (by + 1) * block && cy < s->ncy; cy++)
+				for (int64_t cx = bx * block; cx < (bx + 1) * block && cx < s->ncx; cx++)
+					MakeDirty(s, cy * s->ncx + cx);
 	return true;
 }
 
@@ -567,7 +575,7 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 	s.status = PB_OK;
 	if (marker->width == 0 || marker->height == 0)
 		return PB_OK;
-	if (!SchedInit(&s))
+	if (!SchedInit(&s, devs[0].block))
 	{
 		SchedFree(&s, false);
 		return PB_ERR_NOMEM;

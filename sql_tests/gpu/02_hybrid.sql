@@ -1,0 +1,63 @@
+-- pixelbox.device = hybrid (GPU schedule): reconstruction on the CPU threads
+-- and the GPU together gives the CPU's answer, byte for byte, on a maze whose
+-- flood crosses the 1024-pixel cells again and again, single values and
+-- coverages; pb_raster_report shows what each device ran.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pixelbox CASCADE;
+RESET client_min_messages;
+CREATE FUNCTION h_le(v bigint, n int) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+	SELECT string_agg(set_byte('\x00'::bytea, 0, ((v >> (8 * i)) & 255)::int), ''::bytea ORDER BY i)
+	FROM generate_series(0, n - 1) i $$;
+CREATE FUNCTION h_f8(v float8) RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+	SELECT string_agg(substr(float8send(v), 9 - i, 1), ''::bytea ORDER BY i)
+	FROM generate_series(1, 8) i $$;
+-- an 8BUI raster WKB of w x h pixels at upper-left (x0, y0)
+CREATE FUNCTION h_rast(w int, h int, pixels bytea, x0 float8 DEFAULT 0, y0 float8 DEFAULT 0)
+RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+	SELECT '\x01'::bytea || h_le(0, 2) || h_le(1, 2) || h_f8(1) || h_f8(-1) || h_f8(x0)
+		|| h_f8(y0) || h_f8(0) || h_f8(0) || h_le(0, 4) || h_le(w, 2) || h_le(h, 2)
+		|| '\x0400'::bytea || pixels $$;
+-- a serpentine maze of 2500 x 1300: a wall every 64th row, its gap at the
+-- right and left ends in turn; corridors 200; the marker 150 at (0, 0)
+CREATE TABLE maze AS
+SELECT h_rast(2500, 1300, string_agg(CASE WHEN y % 64 <> 63 THEN decode(repeat('c8', 2500), 'hex')
+										  WHEN (y / 64) % 2 = 0 THEN decode(repeat('00', 2499) || 'c8', 'hex')
+										  ELSE decode('c8' || repeat('00', 2499), 'hex') END,
+									 ''::bytea ORDER BY y)) AS mask,
+	   h_rast(2500, 1300, decode('96' || repeat('00', 2500 * 1300 - 1), 'hex')) AS marker
+FROM generate_series(0, 1299) y;
+SET pixelbox.cpu_threads = 4;
+SET pixelbox.device = cpu;
+CREATE TABLE want AS
+SELECT md5(pb_reconstruct(marker, mask)) AS recon, md5(pb_reconstruct(marker, mask, 4)) AS recon4,
+	   md5(pb_fill_holes(mask, 8)) AS filled FROM maze;
+SET pixelbox.device = hybrid;
+SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8,
+	   md5(pb_reconstruct(marker, mask, 4)) = (SELECT recon4 FROM want) AS same_4,
+	   md5(pb_fill_holes(mask, 8)) = (SELECT filled FROM want) AS same_filled
+FROM maze;
+-- the last reconstruction's account: both devices ran cells, every cell ran
+SELECT stage, device, tiles > 0 AS ran FROM pb_raster_report()
+WHERE stage IN ('compute', 'busy', 'cells') ORDER BY stage, device;
+SELECT (SELECT sum(tiles) FROM pb_raster_report() WHERE stage = 'busy')
+	   >= (SELECT tiles FROM pb_raster_report() WHERE stage = 'cells') AS every_cell_ran;
+-- the flood reached the bottom corridor
+SELECT get_byte(pb_reconstruct(marker, mask), 63 + 1299 * 2500 + 1000) AS bottom FROM maze;
+
+-- a coverage of 700 x 500 tiles of the maze, hybrid against cpu
+CREATE TABLE tiles AS
+SELECT tx, ty, h_rast(w, h, (SELECT string_agg(substr(m.mask, 64 + (ty * 500 + r) * 2500 + tx * 700, w),
+											   ''::bytea ORDER BY r)
+							 FROM generate_series(0, h - 1) r), tx * 700, -ty * 500) AS rast
+FROM maze m, generate_series(0, 3) tx, generate_series(0, 2) ty,
+	 LATERAL (SELECT least(700, 2500 - tx * 700) AS w, least(500, 1300 - ty * 500) AS h) s;
+SET pixelbox.device = cpu;
+CREATE TABLE cov_cpu AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);
+SET pixelbox.device = hybrid;
+CREATE TABLE cov_hybrid AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);
+SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
+FROM cov_cpu c JOIN cov_hybrid h USING (tile_x, tile_y);
+RESET pixelbox.device;
+RESET pixelbox.cpu_threads;
+DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid;
+DROP FUNCTION h_rast(int, int, bytea, float8, float8), h_le(bigint, int), h_f8(float8);

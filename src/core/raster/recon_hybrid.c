@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "raster_rules.h"
+
 #define MAX_WORKERS 256
 
 typedef struct Sched Sched;
@@ -59,12 +61,14 @@ struct Sched
 				ncy;			/* cell side, cells across and down */
 	uint8_t    *dirty,
 			   *busy,
-			   *queued;			/* per cell; queued: in the FIFO */
+			   *queued,			/* per cell; queued: in the FIFO */
+			   *settled;		/* per cell: a complete run left it a fixpoint */
 	int64_t    *fifo;			/* cells in the order they became dirty */
 	int64_t		head,
 				tail;			/* entries [head, tail) mod the cell count */
 	int64_t		ndirty;
 	int			running;		/* regions being run */
+	int			ncpu;			/* CPU threads started */
 	bool		stop,
 				done;
 	PbStatus	status;
@@ -177,7 +181,9 @@ PickCell(Sched *s, Region *r)
 /*
  * A device's next block (under s->lock): among the blocks with no busy
  * cell, the one with the most dirty cells, the last of equals (the CPU
- * threads start from the first).
+ * threads start from the first).  With CPU threads about, a block needs a
+ * quarter of its cells dirty: the few cells a border change dirties are
+ * cheaper as the CPU's seeded runs than as a device's copy of a block.
  */
 static bool
 PickBlock(Sched *s, int block, Region *r)
@@ -198,7 +204,8 @@ PickBlock(Sched *s, int block, Region *r)
 					free = !s->busy[cy * s->ncx + cx];
 					n += s->dirty[cy * s->ncx + cx];
 				}
-			if (free && n > 0 && n >= best)
+			if (free && n > 0 && n >= best &&
+				(s->ncpu == 0 || 4 * n >= (b.cx1 - b.cx0) * (b.cy1 - b.cy0)))
 			{
 				best = n;
 				*r = b;
@@ -334,6 +341,74 @@ CopyBack(Sched *s, const Region *r, const Region *h, const PbImage *sub)
 	return true;
 }
 
+/*
+ * Propagate into region r of sub (r's pixels a fixpoint of an earlier run,
+ * h its halo'd extent) from its halo, through a FIFO: Vincent's last phase,
+ * seeded by every halo pixel.  False when that passes a sixteenth of the
+ * region's pixels in updates (a flood: the full algorithm is cheaper) or
+ * runs out of memory; sub then holds a partial reconstruction.
+ */
+static bool
+SeededRun(PbImage *sub, const PbImage *submask, const Region *r, const Region *h, int conn,
+		  PbReconOp op)
+{
+	int64_t		w = sub->width,
+				budget = (r->x1 - r->x0) * (r->y1 - r->y0) / 16 + 16,
+				head = 0,
+				tail = 0,
+				updates = 0;
+	/* every halo pixel once, then one entry an update */
+	int64_t    *queue = malloc(sizeof(int64_t) * (size_t) (budget + 2 * (w + sub->height) + 8));
+	bool		dilate = op == PB_RECON_DILATE;
+
+	if (queue == NULL)
+		return false;
+	/* the halo: every pixel of sub outside r */
+	for (int64_t y = 0; y < sub->height; y++)
+		for (int64_t x = 0; x < w; x++)
+		{
+			int64_t		ix = h->x0 + x,
+						iy = h->y0 + y;
+
+			if (ix >= r->x0 && ix < r->x1 && iy >= r->y0 && iy < r->y1)
+				x = r->x1 - 1 - h->x0;	/* skip the region's row */
+			else
+				queue[tail++] = y * w + x;
+		}
+	while (head < tail)
+	{
+		int64_t		q = queue[head++];
+		double		vq = PbPixGet(sub, q);
+
+		for (int j = 0; j < conn; j++)
+		{
+			int64_t		px = q % w + PbNbDx(j),
+						py = q / w + PbNbDy(j);
+			int64_t		p = py * w + px;
+			double		cand,
+						vp;
+
+			if (px < r->x0 - h->x0 || px >= r->x1 - h->x0 || py < r->y0 - h->y0 ||
+				py >= r->y1 - h->y0)
+				continue;
+			vp = PbPixGet(sub, p);
+			cand = PbPixGet(submask, p);
+			cand = dilate ? (vq < cand ? vq : cand) : (vq > cand ? vq : cand);
+			if (dilate ? !(cand > vp) : !(cand < vp))
+				continue;
+			if (++updates > budget)
+			{
+				free(queue);
+				return false;
+			}
+			PbPixSet(sub, p, cand);
+			queue[tail++] = p;
+		}
+	}
+	free(queue);
+	return true;
+}
+
 /* The PbReconRegionFn of the CPU threads: PbReconstructCpu on one thread. */
 static int
 CpuRegion(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbReconOp op,
@@ -349,11 +424,12 @@ CpuRegion(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbR
 
 /*
  * Run region r on worker w (on its device when on_dev): copy it out with
- * its halo, reconstruct, copy back.  False when the run failed (a device
- * error, or no memory).
+ * its halo, reconstruct (a settled cell on the CPU: seeded from its halo
+ * first), copy back.  False when the run failed (a device error, or no
+ * memory).
  */
 static bool
-RunRegion(Worker *w, const Region *r, bool on_dev)
+RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 {
 	Sched	   *s = w->s;
 	Region		h = {0, 0, 0, 0, r->x0 > 0 ? r->x0 - 1 : 0, r->y0 > 0 ? r->y0 - 1 : 0,
@@ -378,6 +454,8 @@ RunRegion(Worker *w, const Region *r, bool on_dev)
 	if (on_dev)
 		rc = w->dev->run(w->dev->ctx, &sub, &submask, s->conn, s->op, w->dev->err,
 						 sizeof(w->dev->err));
+	else if (settled && SeededRun(&sub, &submask, r, &h, s->conn, s->op))
+		rc = 0;
 	else
 		rc = CpuRegion(NULL, &sub, &submask, s->conn, s->op, NULL, 0);
 	/* a failed run leaves a partial reconstruction: still worth keeping */
@@ -427,12 +505,19 @@ WorkLoop(Worker *w)
 
 		if (got)
 		{
-			bool		ok;
+			bool		ok,
+						settled = true;
 
 			Take(s, &r);
+			for (int64_t cy = r.cy0; cy < r.cy1; cy++)
+				for (int64_t cx = r.cx0; cx < r.cx1; cx++)
+					settled &= s->settled[cy * s->ncx + cx];
 			pthread_mutex_unlock(&s->lock);
-			ok = RunRegion(w, &r, on_dev);
+			ok = RunRegion(w, &r, on_dev, settled);
 			pthread_mutex_lock(&s->lock);
+			for (int64_t cy = r.cy0; cy < r.cy1; cy++)
+				for (int64_t cx = r.cx0; cx < r.cx1; cx++)
+					s->settled[cy * s->ncx + cx] = ok;
 			if (!ok && on_dev)
 			{
 				/* the device is out; its region goes back to the queue */
@@ -499,9 +584,10 @@ SchedInit(Sched *s, int64_t block)
 	s->dirty = calloc((size_t) n, 1);
 	s->busy = calloc((size_t) n, 1);
 	s->queued = calloc((size_t) n, 1);
+	s->settled = calloc((size_t) n, 1);
 	s->fifo = malloc(sizeof(int64_t) * (size_t) n);
 	s->cell_lock = malloc(sizeof(pthread_mutex_t) * (size_t) n);
-	if (!s->dirty || !s->busy || !s->queued || !s->fifo || !s->cell_lock)
+	if (!s->dirty || !s->busy || !s->queued || !s->settled || !s->fifo || !s->cell_lock)
 		return false;
 	for (int64_t c = 0; c < n; c++)
 		pthread_mutex_init(&s->cell_lock[c], NULL);
@@ -530,6 +616,7 @@ SchedFree(Sched *s, bool inited)
 	free(s->dirty);
 	free(s->busy);
 	free(s->queued);
+	free(s->settled);
 	free(s->fifo);
 	free(s->cell_lock);
 }
@@ -593,12 +680,14 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 		if (pthread_create(&tids[started], NULL, WorkerMain, &workers[i]) == 0)
 			started++;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* CPU threads that could not start leave the devices every block */
+	s.ncpu = started - (ndev - 1 < started ? ndev - 1 : started);
 	WorkLoop(&workers[0]);
 	pthread_mutex_unlock(&s.lock);
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	stats->cells = s.ncx * s.ncy;
-	stats->cpu_threads = ncpu;
+	stats->cpu_threads = s.ncpu;
 	for (int i = 0; i < nw; i++)
 	{
 		if (workers[i].dev)

@@ -19,7 +19,7 @@
 #include "raster_glue.h"
 
 /* Side of the hybrid reconstruction's cells, the CPU threads' unit. */
-#define HYBRID_CELL 1024
+#define HYBRID_CELL 512
 
 /*
  * Turn a core status into an error: a stop means an interrupt arrived
@@ -95,17 +95,30 @@ GpuRegion(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbR
 	return rc;
 }
 
+/* A quarter of pixelbox.gpu_memory: what the GPU's images may take. */
+static double
+GpuImageBudget(void)
+{
+	return (double) pb_gpu_memory_mb * 1024 * 1024 / 4;
+}
+
+/* Whether marker and mask fit the GPU's image budget whole. */
+static bool
+FitsGpu(const PbImage *marker)
+{
+	return 2.0 * PbPixSize(marker->type) * marker->width * marker->height <= GpuImageBudget();
+}
+
 /*
- * The GPU's blocks, in cells: what a quarter of pixelbox.gpu_memory holds
- * of marker and mask (the rest for the kernels' queues), and at most a
- * quarter of the image's side, so that the CPU threads have blocks to take
- * while the GPU runs one.
+ * The GPU's blocks, in cells: what the image budget holds of marker and
+ * mask (the rest of pixelbox.gpu_memory for the kernels' queues), and at
+ * most a quarter of the image's side, so that the CPU threads have blocks
+ * to take while the GPU runs one.
  */
 static int
 HybridBlock(const PbImage *marker)
 {
-	double		budget = (double) pb_gpu_memory_mb * 1024 * 1024 / 4;
-	double		side = sqrt(budget / (2.0 * PbPixSize(marker->type)));
+	double		side = sqrt(GpuImageBudget() / (2.0 * PbPixSize(marker->type)));
 	int64		cells = ((int64) Max(marker->width, marker->height) + HYBRID_CELL - 1) / HYBRID_CELL;
 	int64		block = Max(1, (int64) (side / HYBRID_CELL));
 
@@ -149,8 +162,10 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 /*
  * Reconstruct marker under mask in place (marker already clipped), on the
  * GPU when it is wanted and works, else on the CPU (after a GPU failure
- * the marker holds a partial reconstruction, which the CPU finishes);
- * with pixelbox.device = hybrid, on the CPU threads and the GPU together.
+ * the marker holds a partial reconstruction, which the CPU finishes).
+ * With pixelbox.device = hybrid, an image the GPU holds whole runs there
+ * alone (the GPU is then several times the CPU threads); a larger one on
+ * the CPU threads and the GPU together, rather than in pieces on the GPU.
  */
 void
 PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
@@ -158,12 +173,12 @@ PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 {
 	PbRun		run = PbCpuRun();
 	ReconArgs	a = {marker, mask, connectivity, op};
-	int			st = PbGpuTry(caller, pb_device == PB_DEVICE_HYBRID ? ReconHybrid : ReconOnGpu,
-							  &a);
+	bool		hybrid = pb_device == PB_DEVICE_HYBRID && !FitsGpu(marker);
+	int			st = PbGpuTry(caller, hybrid ? ReconHybrid : ReconOnGpu, &a);
 
 	if (st == 0)
 	{
-		if (pb_device != PB_DEVICE_HYBRID)
+		if (!hybrid)
 			ReportGpu(&a.stats);
 		return;
 	}

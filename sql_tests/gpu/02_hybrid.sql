@@ -1,7 +1,9 @@
 -- pixelbox.device = hybrid (GPU schedule): reconstruction on the CPU threads
 -- and the GPU together gives the CPU's answer, byte for byte, on a maze whose
--- flood crosses the 1024-pixel cells again and again, single values and
--- coverages; pb_raster_report shows what each device ran.
+-- flood crosses the 512-pixel cells again and again, single values and
+-- coverages; pb_raster_report shows what each device ran.  A small
+-- gpu_memory makes the images too large for the GPU alone (hybrid runs them
+-- there whole when they fit, as the last query shows).
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pixelbox CASCADE;
 RESET client_min_messages;
@@ -32,6 +34,7 @@ CREATE TABLE want AS
 SELECT md5(pb_reconstruct(marker, mask)) AS recon, md5(pb_reconstruct(marker, mask, 4)) AS recon4,
 	   md5(pb_fill_holes(mask, 8)) AS filled FROM maze;
 SET pixelbox.device = hybrid;
+SET pixelbox.gpu_memory = '16MB';
 SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8,
 	   md5(pb_reconstruct(marker, mask, 4)) = (SELECT recon4 FROM want) AS same_4,
 	   md5(pb_fill_holes(mask, 8)) = (SELECT filled FROM want) AS same_filled
@@ -57,6 +60,10 @@ SET pixelbox.device = hybrid;
 CREATE TABLE cov_hybrid AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);
 SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
 FROM cov_cpu c JOIN cov_hybrid h USING (tile_x, tile_y);
+-- with room on the GPU, the maze runs there alone
+RESET pixelbox.gpu_memory;
+SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8 FROM maze;
+SELECT string_agg(DISTINCT device, ', ') AS devices FROM pb_raster_report() WHERE stage = 'compute';
 RESET pixelbox.device;
 RESET pixelbox.cpu_threads;
 DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid;

@@ -15,6 +15,7 @@
 	X(test_coverage_grid_places_tiles) \
 	X(test_coverage_grid_missing_and_before_first) \
 	X(test_coverage_grid_skewed) \
+	X(test_coverage_markers_and_walls) \
 	X(test_coverage_grid_refusals)
 
 #endif

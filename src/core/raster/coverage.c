@@ -1,6 +1,6 @@
 /*
  * coverage.c: checking that raster tiles form one grid and placing them
- * (coverage.h), and copying a tile's pixels into and out of the coverage.
+ * (coverage.h); coverage_par.c moves their pixels.
  */
 #include "coverage.h"
 
@@ -209,25 +209,4 @@ PbCoverageGridBuild(const PbCoverageTile *tiles, int64_t n, const PbAllocator *m
 	grid->georef.width = right <= INT32_MAX ? (int32_t) right : 0;
 	grid->georef.height = bottom <= INT32_MAX ? (int32_t) bottom : 0;
 	return PB_OK;
-}
-
-/* Copy a tile's rows into the coverage image. */
-void
-PbCoveragePut(const PbCoverageGrid *grid, const PbCoveragePlace *place, int32_t w, int32_t h,
-			  size_t pix_bytes, const void *tile, void *cov)
-{
-	for (int32_t r = 0; r < h; r++)
-		memcpy((uint8_t *) cov + ((size_t) (place->y + r) * grid->width + place->x) * pix_bytes,
-			   (const uint8_t *) tile + (size_t) r * w * pix_bytes, (size_t) w * pix_bytes);
-}
-
-/* Copy a tile's rows out of the coverage image. */
-void
-PbCoverageGet(const PbCoverageGrid *grid, const PbCoveragePlace *place, int32_t w, int32_t h,
-			  size_t pix_bytes, const void *cov, void *tile)
-{
-	for (int32_t r = 0; r < h; r++)
-		memcpy((uint8_t *) tile + (size_t) r * w * pix_bytes,
-			   (const uint8_t *) cov + ((size_t) (place->y + r) * grid->width + place->x) * pix_bytes,
-			   (size_t) w * pix_bytes);
 }

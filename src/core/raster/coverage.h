@@ -78,17 +78,6 @@ PbStatus	PbCoverageGridBuild(const PbCoverageTile *tiles, int64_t n, const PbAll
 								PbCoverageError *err);
 
 /*
- * Copy a tile's pixels (w x h, contiguous, pix_bytes each) into the coverage
- * image cov (grid->width wide) at its place.
- */
-void		PbCoveragePut(const PbCoverageGrid *grid, const PbCoveragePlace *place, int32_t w,
-						  int32_t h, size_t pix_bytes, const void *tile, void *cov);
-
-/* Copy a tile's pixels (w x h) out of the coverage image cov at its place. */
-void		PbCoverageGet(const PbCoverageGrid *grid, const PbCoveragePlace *place, int32_t w,
-						  int32_t h, size_t pix_bytes, const void *cov, void *tile);
-
-/*
  * The passes that move tiles into and out of a coverage image, on run's
  * threads in parallel over the tiles, each tile row by row straight into
  * (or out of) the coverage's rows (coverage_par.c).  bands[t] is tile t's

@@ -397,7 +397,6 @@ PlaceTiles(const PbCoverageCall *call, PbCoverageSlide *s)
 		PbRasterArg first;
 
 		at.t = t;
-
 		for (int r = 0; r < call->nroles; r++)
 		{
 			PbRasterArg arg;

@@ -82,6 +82,9 @@ typedef struct PbRun
 	void	   *poll_arg;
 } PbRun;
 
+/* Seconds since an arbitrary start, on a monotonic clock (clock.c). */
+double		PbMonotonicSeconds(void);
+
 /*
  * Run fn(arg, i) for every i in [0, n) on run->threads threads (the caller
  * included; threads that cannot be started leave their items to the

@@ -77,16 +77,6 @@ struct Sched
 	pthread_mutex_t *cell_lock;
 };
 
-/* Seconds on a monotonic clock. */
-static double
-Now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Put cell c in the FIFO (under s->lock) unless it is there already. */
 static void
 Queue(Sched *s, int64_t c)
@@ -438,7 +428,7 @@ RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 	PbImage		sub = {(int32_t) (h.x1 - h.x0), (int32_t) (h.y1 - h.y0), s->marker->type, NULL};
 	PbImage		submask = sub;
 	int			rc;
-	double		t0 = Now();
+	double		t0 = PbMonotonicSeconds();
 
 	sub.data = malloc(npix * PbPixSize(sub.type));
 	submask.data = malloc(npix * PbPixSize(sub.type));
@@ -463,7 +453,7 @@ RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 		rc = -1;
 	free(sub.data);
 	free(submask.data);
-	w->busy_s[!on_dev] += Now() - t0;
+	w->busy_s[!on_dev] += PbMonotonicSeconds() - t0;
 	if (rc == 0)
 	{
 		w->regions[!on_dev]++;

@@ -100,16 +100,6 @@ struct PbPipeline
 	uint64_t	pairs_done;		/* tasks accounted, and their pairs */
 };
 
-/* Seconds since an arbitrary start, for busy times. */
-static double
-Now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Sleep for us microseconds (between device polls). */
 static void
 SleepUs(uint32_t us)
@@ -274,11 +264,11 @@ static double
 ComputeHere(PbPipeline *p, PbTask *t, PbScratch *sc, PbPipeStageStats *st,
 			PbCompareAcc *acc, int migrated)
 {
-	double		t0 = Now(),
+	double		t0 = PbMonotonicSeconds(),
 				s;
 
 	p->cfg.steps.compute(p->cfg.steps.ctx, t, sc, p->cfg.method, acc);
-	s = Now() - t0;
+	s = PbMonotonicSeconds() - t0;
 	st->tasks++;
 	st->pairs += t->nint;
 	st->migrated += migrated != 0;
@@ -425,12 +415,12 @@ FilterMain(void *arg)
 		pthread_cond_broadcast(&p->changed);
 		pthread_mutex_unlock(&p->lock);
 
-		t0 = Now();
+		t0 = PbMonotonicSeconds();
 		/* pairs no device takes are computed here and now */
 		p->cfg.steps.filter(p->cfg.steps.ctx, t, p->mem, &out->sc, p->cfg.method, &out->acc);
 		out->st.filter_cpu.tasks++;
 		out->st.filter_cpu.pairs += t->batch.npairs;
-		out->st.filter_cpu.busy_s += Now() - t0;
+		out->st.filter_cpu.busy_s += PbMonotonicSeconds() - t0;
 		out->st.aggregate_cpu.pairs += t->batch.npairs - t->nint;
 		if (t->nint == 0)
 		{
@@ -588,7 +578,7 @@ static int
 StageOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_len)
 {
 	const PbPipeDevice *dev = p->cfg.device;
-	double		t0 = Now();
+	double		t0 = PbMonotonicSeconds();
 	int			ok;
 
 	for (uint32_t i = 0; i < b->n; i++)
@@ -615,7 +605,7 @@ StageOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_
 	}
 	else
 		ok = dev->stage(dev->ctx, b->parts, b->n, err, err_len) == 0;
-	out->st.aggregate_device.busy_s += Now() - t0;
+	out->st.aggregate_device.busy_s += PbMonotonicSeconds() - t0;
 	return ok;
 }
 
@@ -631,7 +621,7 @@ FinishOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err
 	const PbDeviceFound *found;
 	uint32_t	nfound,
 				k = 0;
-	double		t0 = Now();
+	double		t0 = PbMonotonicSeconds();
 	int			st;
 
 	while ((st = dev->poll(dev->ctx, err, err_len)) == 0)
@@ -677,7 +667,7 @@ FinishOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err
 	}
 	out->st.filter_device.pairs += nfound;
 	out->st.aggregate_device.pairs += nfound;
-	out->st.aggregate_device.busy_s += Now() - t0;
+	out->st.aggregate_device.busy_s += PbMonotonicSeconds() - t0;
 	out->st.device_batches++;
 	return 1;
 }
@@ -706,7 +696,7 @@ RunOnCpu(PbPipeline *p, AggBatch *b, ThreadOut *out, PbScratch *sc)
 
 		if (b->stolen[i])
 		{
-			double		t0 = Now();
+			double		t0 = PbMonotonicSeconds();
 
 			if (t->hit == NULL)
 				PbTaskMaterialize(t, p->mem);
@@ -714,7 +704,7 @@ RunOnCpu(PbPipeline *p, AggBatch *b, ThreadOut *out, PbScratch *sc)
 			PbTaskCompute(t, t->nint, t->batch.npairs, sc, p->cfg.method, &out->acc);
 			out->st.filter_cpu.tasks++;
 			out->st.filter_cpu.pairs += t->batch.npairs;
-			out->st.filter_cpu.busy_s += Now() - t0;
+			out->st.filter_cpu.busy_s += PbMonotonicSeconds() - t0;
 			out->st.aggregate_cpu.pairs += t->batch.npairs - t->nint;
 		}
 		ComputeHere(p, t, sc, &out->st.aggregate_cpu, &out->acc, 0);
@@ -746,7 +736,7 @@ AggLoop(PbPipeline *p, ThreadOut *out)
 					next_staged = 0;
 		AggBatch   *swap;
 		uint64_t	dev_pairs = out->st.aggregate_device.pairs;
-		double		started = Now();
+		double		started = PbMonotonicSeconds();
 
 		pthread_mutex_unlock(&p->lock);
 		if (on_device && ((!staged && !StageOnDevice(p, cur, out, err, sizeof(err))) ||
@@ -777,7 +767,7 @@ AggLoop(PbPipeline *p, ThreadOut *out)
 		{
 			/* the device's rate: the batch's pairs over its start to results */
 			p->dev_pairs += (double) (out->st.aggregate_device.pairs - dev_pairs);
-			p->dev_s += Now() - started;
+			p->dev_s += PbMonotonicSeconds() - started;
 			for (uint32_t i = 0; i < cur->n; i++)
 				ListPush(&p->finished, cur->tasks[i], 0);
 		}
@@ -864,7 +854,7 @@ PbPipeStart(const PbPipeConfig *config)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->changed, &ca);
 	pthread_condattr_destroy(&ca);
-	p->t0 = Now();
+	p->t0 = PbMonotonicSeconds();
 	p->nfilter = config->threads < MAX_FILTER_THREADS ? config->threads : MAX_FILTER_THREADS;
 	for (int i = 0; i < p->nfilter; i++)
 		PbCompareInit(&p->filter_out[i].acc);
@@ -975,7 +965,7 @@ JoinAll(PbPipeline *p)
 int
 PbPipeFinishWithin(PbPipeline *p, PbPollFn should_stop, void *ctx, double seconds)
 {
-	double		until = Now() + seconds;
+	double		until = PbMonotonicSeconds() + seconds;
 	int			done;
 
 	pthread_mutex_lock(&p->lock);
@@ -983,7 +973,7 @@ PbPipeFinishWithin(PbPipeline *p, PbPollFn should_stop, void *ctx, double second
 	pthread_cond_broadcast(&p->changed);
 	while (p->live > 0 && !p->stop)
 	{
-		if (seconds >= 0 && Now() >= until)
+		if (seconds >= 0 && PbMonotonicSeconds() >= until)
 		{
 			pthread_mutex_unlock(&p->lock);
 			return -1;
@@ -995,7 +985,7 @@ PbPipeFinishWithin(PbPipeline *p, PbPollFn should_stop, void *ctx, double second
 	done = !p->stop;
 	pthread_mutex_unlock(&p->lock);
 	JoinAll(p);
-	p->wall_s = Now() - p->t0;
+	p->wall_s = PbMonotonicSeconds() - p->t0;
 	return done;
 }
 

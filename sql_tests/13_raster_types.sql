@@ -8,7 +8,7 @@ SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') IS NOT
 	   provolatile, proparallel
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.classid = 'pg_proc'::regclass
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pixelbox_raster'
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text;
 -- a 6 x 4 mask (upper left (100, 200), 0.5 x 0.5 pixels, SRID 3857) and a marker
 CREATE TABLE rt AS
 SELECT ST_SetValues(ST_AddBand(ST_MakeEmptyRaster(6, 4, 100, 200, 0.5, -0.5, 0, 0, 3857), '8BUI'::text, 0, NULL),

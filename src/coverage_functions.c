@@ -49,12 +49,13 @@ ReconstructSlides(PbCoverageCall *call, int connectivity, PbReconOp op, bool fil
 		uint8	   *marker_nodata,
 				   *mask_nodata;
 		PbCoverageBands out = {.nbands = 1};
+		int			mask_role = fill_holes ? 0 : 1;
 		PbRun		run = PbCpuRun();
 
 		if (!PbCoverageReadSlide(call, k, &s))
 			continue;
 		old = MemoryContextSwitchTo(call->slide_cxt);
-		PbCoverageLoadImage(call, &s, fill_holes ? 0 : 1, &mask, &mask_nodata);
+		PbCoverageLoadImage(call, &s, mask_role, &mask, &mask_nodata);
 		if (fill_holes)
 		{
 			marker = mask;
@@ -70,8 +71,8 @@ ReconstructSlides(PbCoverageCall *call, int connectivity, PbReconOp op, bool fil
 							call->caller);
 		out.types[0] = s.grid.wkb_type;
 		/* the result has the mask's nodata, tile by tile */
-		out.tile_has_nodata = s.has_nodata[fill_holes ? 0 : 1];
-		out.tile_nodata = s.nodata[fill_holes ? 0 : 1];
+		out.tile_has_nodata = s.has_nodata[mask_role];
+		out.tile_nodata = s.nodata[mask_role];
 		out.pixels[0] = marker.data;
 		PbCoverageWrite(call, &s, &out);
 		PbRasterReportStage("write", NULL);

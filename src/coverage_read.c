@@ -534,26 +534,20 @@ PbCoverageLoadMarkers(const PbCoverageCall *call, PbCoverageSlide *s, int role)
 	PbRun		run = PbCpuRun();
 
 	for (int64 t = 0; t < s->n; t++)
-		if (s->band[role][t].wkb_type == PB_WKB_32BF || s->band[role][t].wkb_type == PB_WKB_64BF)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("%s: %sband 1 of markers of %s has pixel type %s, but markers must be integer labels",
-							call->caller, SlideLabel(call, s->index), TileName(s, t),
-							PbWkbPixName(s->band[role][t].wkb_type)),
-					 errhint("Marker pixel types: 1BB, 2BUI, 4BUI, 8BUI, 8BSI, 16BUI, 16BSI, 32BUI, 32BSI.")));
+		PbCheckMarkerType(&s->band[role][t],
+						  psprintf("markers of %s%s", TileName(s, t),
+								   !call->has_slide ? "" :
+								   call->slide_null[s->index] ? " of slide NULL" :
+								   psprintf(" of slide %s", call->slide_text[s->index])),
+						  call->caller);
 	if (s->gaps)
 		PbZeroPar(&run, labels, sizeof(uint32) * (size_t) npix);
 	CheckPass(PbCoverageReadMarkers(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
 									labels, &bad_tile, &bad_pixel, &v), call->caller);
 	if (bad_tile >= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: %smarkers has a negative label (%.0f) at column %d, row %d of %s",
-						call->caller, SlideLabel(call, s->index), v,
-						(int) (bad_pixel % s->tiles[bad_tile].h.width) + 1,
-						(int) (bad_pixel / s->tiles[bad_tile].h.width) + 1,
-						TileName(s, bad_tile)),
-				 errhint("Marker labels are positive; 0 or nodata marks no marker.")));
+		PbRefuseNegativeMarker(v, bad_pixel, s->tiles[bad_tile].h.width,
+							   SlideLabel(call, s->index),
+							   psprintf(" of %s", TileName(s, bad_tile)), call->caller);
 	FreeRole(s, role);
 	MemoryContextSwitchTo(old);
 	return labels;

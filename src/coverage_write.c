@@ -17,15 +17,12 @@
 /* Bytes of output tiles made at once before they go to the tuplestore. */
 #define WRITE_BATCH_BYTES ((size_t) 256 << 20)
 
-/* qsort order of tiles by cell (row, then column), through their places. */
-static const PbCoveragePlace *sort_place;
-
-/* Compare two tile numbers by the cell they sit in. */
+/* qsort_arg order of tile numbers by their cell (row, then column) in places. */
 static int
-ByCell(const void *a, const void *b)
+ByCell(const void *a, const void *b, void *places)
 {
-	const PbCoveragePlace *p = &sort_place[*(const int64 *) a],
-			   *q = &sort_place[*(const int64 *) b];
+	const PbCoveragePlace *p = &((const PbCoveragePlace *) places)[*(const int64 *) a],
+			   *q = &((const PbCoveragePlace *) places)[*(const int64 *) b];
 
 	if (p->cell_y != q->cell_y)
 		return p->cell_y < q->cell_y ? -1 : 1;
@@ -40,9 +37,7 @@ TileOrder(const PbCoverageSlide *s)
 
 	for (int64 t = 0; t < s->n; t++)
 		order[t] = t;
-	sort_place = s->place;
-	qsort(order, s->n, sizeof(int64), ByCell);
-	sort_place = NULL;
+	qsort_arg(order, s->n, sizeof(int64), ByCell, s->place);
 	return order;
 }
 

@@ -66,9 +66,11 @@ extern void PbDistanceImages(const PbImage *mask, const uint8 *nodata, double sy
 							 double sx, bool with_index, PbDistanceBands *out,
 							 const char *caller);
 extern uint32 *PbWatershedImages(const PbWatershedSpec *spec, const char *caller);
-extern void PbCheckMarkerType(const PbRasterBand *rb, const char *caller);
+extern void PbCheckMarkerType(const PbRasterBand *rb, const char *what, const char *caller);
 extern uint32 *PbMarkerLabels(const PbRasterBand *rb, int32 width, int32 height,
 							  const char *caller);
+extern void PbRefuseNegativeMarker(double v, int64 i, int32 width, const char *prefix,
+								   const char *suffix, const char *caller);
 extern PbReconOp PbReconMethodArg(const char *method, const char *caller);
 extern int	PbLabelTypeArg(const char *name, const char *caller);
 extern const void *PbNarrowLabels(const uint32 *labels, int64 npix, int label_type,

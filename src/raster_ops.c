@@ -103,15 +103,18 @@ PbWatershedImages(const PbWatershedSpec *spec, const char *caller)
 	return labels;
 }
 
-/* Refuse a markers band that does not hold integer labels. */
+/*
+ * Refuse a markers band that does not hold integer labels; what names it
+ * in the message ("markers", or which tile's markers).
+ */
 void
-PbCheckMarkerType(const PbRasterBand *rb, const char *caller)
+PbCheckMarkerType(const PbRasterBand *rb, const char *what, const char *caller)
 {
 	if (rb->wkb_type == PB_WKB_32BF || rb->wkb_type == PB_WKB_64BF)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s: band 1 of markers has pixel type %s, but markers must be integer labels",
-						caller, PbWkbPixName(rb->wkb_type)),
+				 errmsg("%s: band 1 of %s has pixel type %s, but markers must be integer labels",
+						caller, what, PbWkbPixName(rb->wkb_type)),
 				 errhint("Marker pixel types: 1BB, 2BUI, 4BUI, 8BUI, 8BSI, 16BUI, 16BSI, 32BUI, 32BSI.")));
 }
 
@@ -131,12 +134,23 @@ PbMarkerLabels(const PbRasterBand *rb, int32 width, int32 height, const char *ca
 
 	bad = PbWsMarkerLabelsPar(&run, rb, npix, labels, &v);
 	if (bad >= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: markers has a negative label (%.0f) at column %d, row %d",
-						caller, v, (int) (bad % width) + 1, (int) (bad / width) + 1),
-				 errhint("Marker labels are positive; 0 or nodata marks no marker.")));
+		PbRefuseNegativeMarker(v, bad, width, "", "", caller);
 	return labels;
+}
+
+/*
+ * The error of a negative marker label v at pixel index i of a band width
+ * pixels wide; prefix and suffix place it (a slide, a tile) or are "".
+ */
+void
+PbRefuseNegativeMarker(double v, int64 i, int32 width, const char *prefix, const char *suffix,
+					   const char *caller)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s: %smarkers has a negative label (%.0f) at column %d, row %d%s",
+					caller, prefix, v, (int) (i % width) + 1, (int) (i / width) + 1, suffix),
+			 errhint("Marker labels are positive; 0 or nodata marks no marker.")));
 }
 
 /* The operation a reconstruction's method argument names. */

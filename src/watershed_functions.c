@@ -31,7 +31,7 @@ ReadMarkers(bytea *wkb, const PbRasterArg *image, const char *caller)
 	PbRasterBand rb;
 
 	PbOpenRasterArg(wkb, 1, "markers", caller, &arg, &rb);
-	PbCheckMarkerType(&rb, caller);
+	PbCheckMarkerType(&rb, "markers", caller);
 	PbCheckAligned(image, &arg, caller);
 	return PbMarkerLabels(&rb, arg.h.width, arg.h.height, caller);
 }

@@ -45,6 +45,20 @@ ParWorker(void *p)
 	return NULL;
 }
 
+int
+PbThreadStart(pthread_t *tid, void *(*fn) (void *), void *arg)
+{
+	sigset_t	all,
+				old;
+	int			rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
 /* Run the loop on the calling thread and up to run->threads - 1 others. */
 PbStatus
 PbParallelFor(const PbRun *run, int64_t n, PbParItemFn fn, void *arg)
@@ -63,18 +77,8 @@ PbParallelFor(const PbRun *run, int64_t n, PbParItemFn fn, void *arg)
 		want = PB_PAR_MAX_THREADS;
 	if (want > n - 1)
 		want = n > 1 ? (int) (n - 1) : 0;
-	if (want > 0)
-	{
-		sigset_t	all,
-					old;
-
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		while (started < want &&
-			   pthread_create(&tids[started], NULL, ParWorker, &loop) == 0)
-			started++;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	while (started < want && PbThreadStart(&tids[started], ParWorker, &loop) == 0)
+		started++;
 
 	for (;;)
 	{

@@ -16,6 +16,7 @@
 #ifndef PB_BASE_H
 #define PB_BASE_H
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -81,6 +82,13 @@ typedef struct PbRun
 	PbPollFn	poll;			/* may be NULL */
 	void	   *poll_arg;
 } PbRun;
+
+/*
+ * Start a thread with every signal blocked, so that signal handlers
+ * (PostgreSQL's) only ever run on the calling thread; pthread_create's
+ * result (par_for.c).
+ */
+int			PbThreadStart(pthread_t *tid, void *(*fn) (void *), void *arg);
 
 /* Seconds since an arbitrary start, on a monotonic clock (clock.c). */
 double		PbMonotonicSeconds(void);

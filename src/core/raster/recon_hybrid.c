@@ -9,11 +9,10 @@
  * written only by the worker holding the region (its cells are busy), so it
  * reads them without a lock.  The mask is never written.
  */
-#define _POSIX_C_SOURCE 200809L	/* pthreads, clock_gettime, sigset_t */
+#define _POSIX_C_SOURCE 200809L	/* pthreads, clock_gettime */
 #include "recon_hybrid.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,19 +398,6 @@ SeededRun(PbImage *sub, const PbImage *submask, const Region *r, const Region *h
 	return true;
 }
 
-/* The PbReconRegionFn of the CPU threads: PbReconstructCpu on one thread. */
-static int
-CpuRegion(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbReconOp op,
-		  char *err, size_t err_len)
-{
-	PbRun		one = {1, 0, NULL, NULL};
-
-	(void) ctx;
-	(void) err;
-	(void) err_len;
-	return PbReconstructCpu(marker, mask, connectivity, op, &one) == PB_OK ? 0 : -1;
-}
-
 /*
  * Run region r on worker w (on its device when on_dev): copy it out with
  * its halo, reconstruct (a settled cell on the CPU: seeded from its halo
@@ -428,6 +414,7 @@ RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 	PbImage		sub = {(int32_t) (h.x1 - h.x0), (int32_t) (h.y1 - h.y0), s->marker->type, NULL};
 	PbImage		submask = sub;
 	int			rc;
+	PbRun		one = {1, 0, NULL, NULL};	/* a cell is one thread's */
 	double		t0 = PbMonotonicSeconds();
 
 	sub.data = malloc(npix * PbPixSize(sub.type));
@@ -447,7 +434,7 @@ RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 	else if (settled && SeededRun(&sub, &submask, r, &h, s->conn, s->op))
 		rc = 0;
 	else
-		rc = CpuRegion(NULL, &sub, &submask, s->conn, s->op, NULL, 0);
+		rc = PbReconstructCpu(&sub, &submask, s->conn, s->op, &one) == PB_OK ? 0 : -1;
 	/* a failed run leaves a partial reconstruction: still worth keeping */
 	if (!CopyBack(s, r, &h, &sub))
 		rc = -1;
@@ -622,8 +609,6 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 	int			nw = 0,
 				started = 0;
 	int			ncpu = run && run->threads > 1 ? run->threads - 1 : 0;
-	sigset_t	all,
-				old;
 
 	memset(stats, 0, sizeof(*stats));
 	if (PbReconCheck(marker, mask, connectivity, op) != PB_OK || cell < 1 || ndev < 1 ||
@@ -664,12 +649,9 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 		workers[nw++] = (Worker) {.s = &s};
 	/* the first device takes its block before the CPU threads start */
 	pthread_mutex_lock(&s.lock);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (int i = 1; i < nw; i++)
-		if (pthread_create(&tids[started], NULL, WorkerMain, &workers[i]) == 0)
+		if (PbThreadStart(&tids[started], WorkerMain, &workers[i]) == 0)
 			started++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* CPU threads that could not start leave the devices every block */
 	s.ncpu = started - (ndev - 1 < started ? ndev - 1 : started);
 	WorkLoop(&workers[0]);

@@ -9,7 +9,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -812,21 +811,6 @@ AggMain(void *arg)
 	return NULL;
 }
 
-/* Start a thread with every signal blocked; 0 on success. */
-static int
-StartThread(pthread_t *th, void *(*fn) (void *), void *arg)
-{
-	sigset_t	all,
-				old;
-	int			rc;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(th, NULL, fn, arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
-}
-
 PbPipeline *
 PbPipeStart(const PbPipeConfig *config)
 {
@@ -864,12 +848,12 @@ PbPipeStart(const PbPipeConfig *config)
 	{
 		p->filter_args[i][0] = p;
 		p->filter_args[i][1] = &p->filter_out[i];
-		if (StartThread(&p->filter_threads[i], FilterMain, p->filter_args[i]) != 0)
+		if (PbThreadStart(&p->filter_threads[i], FilterMain, p->filter_args[i]) != 0)
 			break;
 		p->started++;
 		p->live++;
 	}
-	if (p->started > 0 && StartThread(&p->agg_thread, AggMain, p) == 0)
+	if (p->started > 0 && PbThreadStart(&p->agg_thread, AggMain, p) == 0)
 	{
 		p->agg_started = 1;
 		p->live++;

@@ -188,8 +188,9 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 			goto done;
 		}
 		RG_TRY(RgTimeStart(c), "timing");
-		RG_TRY(cudaMemcpy2DAsync(d_fg, sw, fg + x0, p.w, sw, p.h, cudaMemcpyHostToDevice, c->stream),
-			   "copying the image to the GPU");
+		if (RgCopyIn(c, d_fg, sw, fg + x0, p.w, sw, p.h, "copying the image to the GPU",
+					 err, err_len) != 0)
+			goto fail;
 		RG_TRY(RgTimeEnd(c, &st.transfer_ms), "copying the image to the GPU");
 		RG_TRY(RgTimeStart(c), "timing");
 		EdtLaunchColumns(d_fg, sw, p.h, p.nb, d_mask, d_up, d_dn, d_g, c->stream);
@@ -199,9 +200,10 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 		if (!p.single)
 		{
 			RG_TRY(RgTimeStart(c), "timing");
-			RG_TRY(cudaMemcpy2DAsync(host_g + x0, (size_t) p.w * sizeof(int), d_g, (size_t) sw * sizeof(int),
-									 (size_t) sw * sizeof(int), p.h, cudaMemcpyDeviceToHost, c->stream),
-				   "copying column rows from the GPU");
+			if (RgCopyOut(c, host_g + x0, (size_t) p.w * sizeof(int), d_g, (size_t) sw * sizeof(int),
+						  (size_t) sw * sizeof(int), p.h, "copying column rows from the GPU",
+						  err, err_len) != 0)
+				goto fail;
 			RG_TRY(RgTimeEnd(c, &st.transfer_ms), "copying column rows from the GPU");
 		}
 	}
@@ -243,8 +245,10 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 		if (!p.single)
 		{
 			RG_TRY(RgTimeStart(c), "timing");
-			RG_TRY(cudaMemcpyAsync(d_g, host_g + (size_t) y0 * p.w, (size_t) sh * p.w * sizeof(int),
-								   cudaMemcpyHostToDevice, c->stream), "copying column rows to the GPU");
+			if (RgCopyIn(c, d_g, (size_t) p.w * sizeof(int), host_g + (size_t) y0 * p.w,
+						 (size_t) p.w * sizeof(int), (size_t) p.w * sizeof(int), sh,
+						 "copying column rows to the GPU", err, err_len) != 0)
+				goto fail;
 			RG_TRY(RgTimeEnd(c, &st.transfer_ms), "copying column rows to the GPU");
 		}
 		/* launches of at most ED_LAUNCH_PIX pixels, polled between */
@@ -270,11 +274,13 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 			st.rounds++;
 		}
 		RG_TRY(RgTimeStart(c), "timing");
-		RG_TRY(cudaMemcpyAsync(dist + (size_t) y0 * p.w, d_dist, (size_t) sh * p.w * sizeof(float),
-							   cudaMemcpyDeviceToHost, c->stream), "copying distances from the GPU");
-		if (nearest)
-			RG_TRY(cudaMemcpyAsync(nearest + (size_t) y0 * p.w, d_near, (size_t) sh * p.w * 8,
-								   cudaMemcpyDeviceToHost, c->stream), "copying nearest pixels from the GPU");
+		if (RgCopyOut(c, dist + (size_t) y0 * p.w, (size_t) p.w * sizeof(float), d_dist,
+					  (size_t) p.w * sizeof(float), (size_t) p.w * sizeof(float), sh,
+					  "copying distances from the GPU", err, err_len) != 0 ||
+			(nearest && RgCopyOut(c, nearest + (size_t) y0 * p.w, (size_t) p.w * 8, d_near,
+								  (size_t) p.w * 8, (size_t) p.w * 8, sh,
+								  "copying nearest pixels from the GPU", err, err_len) != 0))
+			goto fail;
 		RG_TRY(RgTimeEnd(c, &st.transfer_ms), "copying results from the GPU");
 	}
 	rc = 0;

@@ -39,6 +39,7 @@ extern "C"
 typedef struct PbRasterGpuStats
 {
 	int			tiles;			/* tiles the image was cut into (1: whole image) */
+	int			resident;		/* 1: the tiles stayed on the device between rounds */
 	int			rounds;			/* kernel rounds (propagation passes, re-runs) */
 	int			overflows;		/* queue overflows handled by re-running */
 	double		kernel_ms;		/* device time of the kernels */

@@ -6,6 +6,8 @@
 #ifndef PB_RASTER_GPU_TEST_H
 #define PB_RASTER_GPU_TEST_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C"
 {
@@ -17,6 +19,13 @@ extern "C"
  * and re-runs from the partial result); 0 restores the automatic size.
  */
 void		PbGpuReconTestQueue(unsigned items_per_block);
+
+/*
+ * Force the largest tile of PbGpuReconstruct, halo included, to pixels
+ * (small values cut even small images into tiles, resident on the device
+ * when the budget holds them all); 0 restores the automatic size.
+ */
+void		PbGpuReconTestTileCap(size_t pixels);
 
 /*
  * Make PbGpuWatershed update the automaton synchronously (one step of

@@ -4,8 +4,9 @@
  * context (pb_gpu.h), made on its first raster call (a stream, timing
  * events, a private stream-ordered memory pool so repeated calls do not
  * pay for cudaMalloc, a pinned word buffer for counters), the call's
- * share of the context's budget, error reporting, polling, and the warp
- * scan.  One thread at a time runs raster calls on a context.
+ * share of the context's budget, error reporting, polling, threaded host
+ * copies, and the warp scan.  One thread at a time runs raster calls on a
+ * context.
  */
 #ifndef PB_RASTER_GPU_COMMON_CUH
 #define PB_RASTER_GPU_COMMON_CUH
@@ -55,6 +56,17 @@ cudaError_t RgAlloc(RgCtx *c, void **p, size_t bytes);
 
 /* Stream-ordered free (NULL is fine); errors are ignored on this path. */
 void		RgFree(RgCtx *c, void *p);
+
+/*
+ * Copy rows between the caller's pageable memory and the device (2D, as
+ * cudaMemcpy2D), after the work on the context's stream, through threads
+ * and pinned buffers (raster_copy_host.cu); done on return.  0, or -1
+ * with "what: reason" in err.
+ */
+int			RgCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
+					 size_t width, size_t rows, const char *what, char *err, size_t err_len);
+int			RgCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
+					  size_t width, size_t rows, const char *what, char *err, size_t err_len);
 
 /* Start a timed section on the context's stream. */
 cudaError_t RgTimeStart(RgCtx *c);

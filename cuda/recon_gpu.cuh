@@ -24,6 +24,16 @@ enum
 	RC_NWORDS = 4
 };
 
+/* The sides of a tile's interior, as bits of a border comparison. */
+enum
+{
+	RC_SIDE_TOP = 1,
+	RC_SIDE_BOTTOM = 2,
+	RC_SIDE_LEFT = 4,
+	RC_SIDE_RIGHT = 8,
+	RC_SIDE_ALL = 15
+};
+
 /* What a propagation launch works on. */
 struct PropArgs
 {
@@ -67,5 +77,14 @@ struct ReconKernels
  * connectivity (c8: 8) and pixel size ps (bytes).
  */
 ReconKernels RcPickKernels(bool er, bool c8, size_t ps);
+
+/*
+ * The border ring of a tile's interior, w x h at (x0, y0) of the keys J
+ * (pitch pixels a row), asynchronously on s: saved into ring (2w + 2h
+ * items) when changed is NULL, else the RC_SIDE_* bits of the sides where
+ * J now differs from the saved ring ORed into *changed.
+ */
+void		RcLaunchRing(const int *J, size_t pitch, int x0, int y0, int w, int h, int *ring,
+						 unsigned *changed, cudaStream_t s);
 
 #endif							/* PB_RECON_GPU_CUH */

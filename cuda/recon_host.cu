@@ -8,10 +8,14 @@
  * overflow), and the store back.  It launches kernels only through the
  * launchers of recon_gpu.cuh.
  *
- * Images larger than memory_budget are cut into tiles, each loaded with a
- * one-pixel halo of its neighbours' current values; tiles whose halo
- * changed (a neighbour's border moved) are processed again until none is
- * left, which reaches the same fixpoint.
+ * Images larger than memory_budget (or than the largest tile) are cut
+ * into tiles, each with a one-pixel halo of its neighbours' current
+ * values; tiles whose halo changed (a neighbour's border moved) are
+ * processed again until none is left, which reaches the same fixpoint.
+ * When the keys of every tile fit the budget together, the tiles stay
+ * resident on the device and their halos are exchanged there (the IWPP
+ * paper's border propagation between tiles, without the host); else each
+ * visit of a tile loads it from the host and stores it back.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +29,23 @@
 #define RC_MIN_BLOCK_Q 256		/* smallest global queue of a block */
 #define RC_MAX_BLOCK_Q (1u << 20)	/* largest global queue of a block */
 #define RC_MAX_TILE_PIX ((size_t) 1 << 30)	/* pixel indices stay int */
+#define RC_MIN_RESIDENT 2048	/* smallest side of resident tiles (launches per tile) */
 
 static unsigned rc_test_block_q;	/* tests: forced per-block capacity */
+static size_t rc_test_tile_cap; /* tests: forced largest tile (pixels) */
 
 /* Tests only: force the per-block global queue capacity (0: automatic). */
 extern "C" void
 PbGpuReconTestQueue(unsigned items_per_block)
 {
 	rc_test_block_q = items_per_block;
+}
+
+/* Tests only: force the largest tile, halo included, in pixels (0: automatic). */
+extern "C" void
+PbGpuReconTestTileCap(size_t pixels)
+{
+	rc_test_tile_cap = pixels;
 }
 
 /* How one call runs: sizes, tiles and device buffers. */
@@ -48,6 +61,7 @@ struct ReconPlan
 	size_t		tile_pix;		/* most pixels of a tile with its halo */
 	unsigned	nblocks;		/* propagation blocks */
 	unsigned	cb;				/* global queue of a block */
+	bool		resident;		/* every tile stays on the device */
 };
 
 /* Blocks and per-block queue for a tile of npix pixels. */
@@ -71,57 +85,97 @@ QueueShape(size_t npix, int sms, int occ, unsigned *nblocks, unsigned *cb)
 	*cb = (unsigned) c;
 }
 
-/* Device bytes a tile of npix pixels needs (see RunTile's buffers). */
+/* Device bytes of the queues of a tile of npix pixels (in, next, 2 regions). */
 static size_t
-TileBytes(size_t npix, size_t ps, int sms, int occ)
+QueueBytes(size_t npix, int sms, int occ)
 {
 	unsigned	nbk,
 				cb;
 
 	QueueShape(npix, sms, occ, &nbk, &cb);
-	/* J, I, staging, queues in + next + 2 regions, counters, slack */
-	return npix * (8 + ps) + (size_t) 4 * nbk * cb * sizeof(int) + 4096;
+	return (size_t) 4 * nbk * cb * sizeof(int);
+}
+
+/* Device bytes a tile of npix pixels needs through the host (J, I, staging, queues). */
+static size_t
+TileBytes(size_t npix, size_t ps, int sms, int occ)
+{
+	return npix * (8 + ps) + QueueBytes(npix, sms, occ) + 4096;
 }
 
 /*
- * Choose the tiles: the whole image when it fits the budget, else the
- * largest square interior (plus halo) that does.  -1 when nothing fits.
+ * Cut the image into interiors of at most side s (s >= 1), as even as the
+ * sides allow, and size the tile buffers and queues.
+ */
+static void
+CutTiles(ReconPlan *pl, long s, int sms, int occ)
+{
+	pl->ntx = (int) ((pl->w + s - 1) / s);
+	pl->nty = (int) ((pl->h + s - 1) / s);
+	pl->tw = (pl->w + pl->ntx - 1) / pl->ntx;
+	pl->th = (pl->h + pl->nty - 1) / pl->nty;
+	pl->tile_pix = (size_t) (pl->tw + (pl->ntx > 1 ? 2 : 0)) * (pl->th + (pl->nty > 1 ? 2 : 0));
+	QueueShape(pl->tile_pix, sms, occ, &pl->nblocks, &pl->cb);
+}
+
+/*
+ * Device bytes of every tile resident at once: the keys of marker and
+ * mask of all tiles with their halos, one staging buffer, the queues and
+ * a tile's border ring.
+ */
+static size_t
+ResidentBytes(const ReconPlan *pl, int sms, int occ)
+{
+	size_t		all = (size_t) (pl->w + 2 * (pl->ntx - 1)) * (pl->h + 2 * (pl->nty - 1));
+
+	return all * 8 + pl->tile_pix * pl->ps + QueueBytes(pl->tile_pix, sms, occ) +
+		(size_t) 2 * (pl->tw + pl->th) * sizeof(int) + 8192;
+}
+
+/*
+ * Choose the tiles: the whole image when it fits the budget (and the
+ * largest tile), else tiles resident on the device when all of them fit
+ * the budget (the largest that do), else the largest square interiors
+ * (plus halo) that fit it, to go through the host.  -1 when nothing fits.
  */
 static int
 PlanTiles(ReconPlan *pl, size_t budget, int sms, int occ)
 {
 	size_t		npix = (size_t) pl->w * pl->h;
-	long		s;
+	size_t		cap = rc_test_tile_cap > 0 ? rc_test_tile_cap : RC_MAX_TILE_PIX;
+	long		lo = 0,
+				hi = pl->w > pl->h ? pl->w : pl->h;
 
-	pl->tw = pl->w;
-	pl->th = pl->h;
-	if (npix > RC_MAX_TILE_PIX || TileBytes(npix, pl->ps, sms, occ) > budget)
+	pl->resident = false;
+	if (npix <= cap && TileBytes(npix, pl->ps, sms, occ) <= budget)
 	{
-		long		lo = 0,
-					hi = pl->w > pl->h ? pl->w : pl->h;
-
-		while (lo < hi)			/* largest s whose tile fits */
-		{
-			long		mid = (lo + hi + 1) / 2;
-			size_t		side_w = (size_t) (mid < pl->w ? mid : pl->w) + 2;
-			size_t		side_h = (size_t) (mid < pl->h ? mid : pl->h) + 2;
-
-			if (side_w * side_h <= RC_MAX_TILE_PIX &&
-				TileBytes(side_w * side_h, pl->ps, sms, occ) <= budget)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
-		s = lo;
-		if (s < 1)
-			return -1;
-		pl->tw = s < pl->w ? (int) s : pl->w;
-		pl->th = s < pl->h ? (int) s : pl->h;
+		CutTiles(pl, hi, sms, occ);
+		return 0;
 	}
-	pl->ntx = (pl->w + pl->tw - 1) / pl->tw;
-	pl->nty = (pl->h + pl->th - 1) / pl->th;
-	pl->tile_pix = (size_t) (pl->tw + (pl->ntx > 1 ? 2 : 0)) * (pl->th + (pl->nty > 1 ? 2 : 0));
-	QueueShape(pl->tile_pix, sms, occ, &pl->nblocks, &pl->cb);
+	while (lo < hi)				/* largest s whose tile fits */
+	{
+		long		mid = (lo + hi + 1) / 2;
+		size_t		side_w = (size_t) (mid < pl->w ? mid : pl->w) + 2;
+		size_t		side_h = (size_t) (mid < pl->h ? mid : pl->h) + 2;
+
+		if (side_w * side_h <= cap && TileBytes(side_w * side_h, pl->ps, sms, occ) <= budget)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (lo < 1)
+		return -1;
+	/* resident: the largest of s, s/2, s/4, ... (down to RC_MIN_RESIDENT) whose tiles all fit */
+	for (long s = lo; s >= RC_MIN_RESIDENT || s == lo; s /= 2)
+	{
+		CutTiles(pl, s, sms, occ);
+		if (ResidentBytes(pl, sms, occ) <= budget)
+		{
+			pl->resident = true;
+			return 0;
+		}
+	}
+	CutTiles(pl, lo, sms, occ);
 	return 0;
 }
 
@@ -129,12 +183,44 @@ PlanTiles(ReconPlan *pl, size_t budget, int sms, int occ)
 struct ReconBufs
 {
 	int		   *J,
-			   *I;
+			   *I;				/* the tile through the host (not resident) */
 	void	   *stage;			/* pixels of the native type */
 	int		   *q[2];			/* input / next queues, nblocks * cb each */
 	int		   *regions;		/* 2 * nblocks * cb */
 	unsigned   *cnt;			/* RC_NWORDS counters */
 };
+
+/* A tile: its interior [x0, x1) x [y0, y1), and with its halo [rx0, rx1) x [ry0, ry1). */
+struct TileRect
+{
+	int			x0,
+				y0,
+				x1,
+				y1,
+				rx0,
+				ry0,
+				rx1,
+				ry1;
+};
+
+/* The rectangle of tile t (row-major) of the plan. */
+static TileRect
+TileOf(const ReconPlan *pl, size_t t)
+{
+	TileRect	r;
+	int			tx = (int) (t % pl->ntx),
+				ty = (int) (t / pl->ntx);
+
+	r.x0 = tx * pl->tw;
+	r.y0 = ty * pl->th;
+	r.x1 = r.x0 + pl->tw < pl->w ? r.x0 + pl->tw : pl->w;
+	r.y1 = r.y0 + pl->th < pl->h ? r.y0 + pl->th : pl->h;
+	r.rx0 = r.x0 > 0 ? r.x0 - 1 : r.x0;
+	r.ry0 = r.y0 > 0 ? r.y0 - 1 : r.y0;
+	r.rx1 = r.x1 < pl->w ? r.x1 + 1 : r.x1;
+	r.ry1 = r.y1 < pl->h ? r.y1 + 1 : r.y1;
+	return r;
+}
 
 /* The grid of an elementwise kernel over n items. */
 static int
@@ -147,25 +233,78 @@ ElemGrid(size_t n, int sms)
 }
 
 /*
- * Reconstruct one tile: pixels [x0, x1) x [y0, y1) of the interior, loaded
- * with the halo [rx0, rx1) x [ry0, ry1); the interior is written back into
- * marker.  0, 1 when polled to stop, -1 with a reason.
+ * Load tile r of marker and mask (with its halo) from the host into J and
+ * I as keys, through the staging buffer.  0, or -1 with a reason.
  */
 static int
-RunTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
-		PbImage *marker, const PbImage *mask, int x0, int y0, int x1, int y1,
-		PbPollFn poll, void *poll_arg, PbRasterGpuStats *st, char *err, size_t err_len)
+LoadTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, void *stage, int *J, int *I,
+		 const PbImage *marker, const PbImage *mask, const TileRect *r,
+		 PbRasterGpuStats *st, char *err, size_t err_len)
 {
-	int			rx0 = x0 > 0 && pl->ntx > 1 ? x0 - 1 : x0;
-	int			ry0 = y0 > 0 && pl->nty > 1 ? y0 - 1 : y0;
-	int			rx1 = x1 < pl->w && pl->ntx > 1 ? x1 + 1 : x1;
-	int			ry1 = y1 < pl->h && pl->nty > 1 ? y1 + 1 : y1;
-	int			rw = rx1 - rx0,
-				rh = ry1 - ry0;
+	int			rw = r->rx1 - r->rx0,
+				rh = r->ry1 - r->ry0;
 	size_t		n = (size_t) rw * rh;
 	size_t		ps = pl->ps;
-	size_t		off = ((size_t) ry0 * pl->w + rx0) * ps;
+	size_t		off = ((size_t) r->ry0 * pl->w + r->rx0) * ps;
 	int			eg = ElemGrid(n, c->sms);
+
+	RG_TRY(RgTimeStart(c), "timing");
+	if (RgCopyIn(c, stage, rw * ps, (const char *) marker->data + off, (size_t) pl->w * ps,
+				 rw * ps, rh, "copying the marker to the GPU", err, err_len) != 0)
+		goto fail;
+	kr->load_keys(stage, J, n, c->stream, eg);
+	RG_TRY(cudaGetLastError(), "launching the marker conversion");
+	if (RgCopyIn(c, stage, rw * ps, (const char *) mask->data + off, (size_t) pl->w * ps,
+				 rw * ps, rh, "copying the mask to the GPU", err, err_len) != 0)
+		goto fail;
+	kr->load_mask(stage, I, J, n, c->stream, eg);
+	RG_TRY(cudaGetLastError(), "launching the mask conversion");
+	RG_TRY(RgTimeEnd(c, &st->transfer_ms), "loading the tile");
+	return 0;
+fail:
+	return -1;
+}
+
+/*
+ * Store the interior of tile r from its keys J back into marker on the
+ * host, through the staging buffer.  0, or -1 with a reason.
+ */
+static int
+StoreTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, void *stage, const int *J,
+		  PbImage *marker, const TileRect *r, PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	int			rw = r->rx1 - r->rx0,
+				rh = r->ry1 - r->ry0;
+	size_t		n = (size_t) rw * rh;
+	size_t		ps = pl->ps;
+
+	RG_TRY(RgTimeStart(c), "timing");
+	kr->store_keys(J, stage, n, c->stream, ElemGrid(n, c->sms));
+	RG_TRY(cudaGetLastError(), "launching the result conversion");
+	if (RgCopyOut(c, (char *) marker->data + ((size_t) r->y0 * pl->w + r->x0) * ps,
+				  (size_t) pl->w * ps,
+				  (const char *) stage + ((size_t) (r->y0 - r->ry0) * rw + (r->x0 - r->rx0)) * ps,
+				  rw * ps, (size_t) (r->x1 - r->x0) * ps, r->y1 - r->y0,
+				  "copying the result back", err, err_len) != 0)
+		goto fail;
+	RG_TRY(RgTimeEnd(c, &st->transfer_ms), "storing the tile");
+	return 0;
+fail:
+	return -1;
+}
+
+/*
+ * Reconstruct the rw x rh keys J under I on the device: the raster and
+ * anti-raster scans, then the queue phase launched in rounds, polled
+ * between them, re-finding the wavefront after a queue overflow.  0, 1
+ * when polled to stop, -1 with a reason.
+ */
+static int
+Propagate(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b, int *J,
+		  const int *I, int rw, int rh, PbPollFn poll, void *poll_arg,
+		  PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	size_t		n = (size_t) rw * rh;
 	int			in = 0;			/* which queue is the input */
 	int			detect = 1;		/* find the wavefront before propagating */
 	int			pending = 0;	/* items were dropped: find it again later */
@@ -173,30 +312,14 @@ RunTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
 	unsigned	nitems = 0;
 	PropArgs	pa;
 
-	/* load marker and mask */
 	RG_TRY(RgTimeStart(c), "timing");
-	RG_TRY(cudaMemcpy2DAsync(b->stage, rw * ps, (const char *) marker->data + off,
-							 (size_t) pl->w * ps, rw * ps, rh, cudaMemcpyHostToDevice,
-							 c->stream), "copying the marker to the GPU");
-	kr->load_keys(b->stage, b->J, n, c->stream, eg);
-	RG_TRY(cudaGetLastError(), "launching the marker conversion");
-	RG_TRY(cudaMemcpy2DAsync(b->stage, rw * ps, (const char *) mask->data + off,
-							 (size_t) pl->w * ps, rw * ps, rh, cudaMemcpyHostToDevice,
-							 c->stream), "copying the mask to the GPU");
-	kr->load_mask(b->stage, b->I, b->J, n, c->stream, eg);
-	RG_TRY(cudaGetLastError(), "launching the mask conversion");
-	RG_TRY(RgTimeEnd(c, &st->transfer_ms), "loading the tile");
-
-	/* raster and anti-raster scans */
-	RG_TRY(RgTimeStart(c), "timing");
-	kr->scans(b->J, b->I, rw, rh, c->stream);
+	kr->scans(J, I, rw, rh, c->stream);
 	RG_TRY(cudaGetLastError(), "launching the raster scans");
 	RG_TRY(RgTimeEnd(c, &st->kernel_ms), "running the raster scans");
 
-	/* the queue phase, polled between rounds */
 	memset(&pa, 0, sizeof(pa));
-	pa.J = b->J;
-	pa.I = b->I;
+	pa.J = J;
+	pa.I = I;
 	pa.w = rw;
 	pa.h = rh;
 	pa.cap_in = qcap;
@@ -214,7 +337,7 @@ RunTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
 			RG_TRY(RgTimeStart(c), "timing");
 			RG_TRY(cudaMemsetAsync(&b->cnt[in], 0, sizeof(unsigned), c->stream),
 				   "clearing a counter");
-			kr->detect(b->J, b->I, rw, rh, b->q[in], &b->cnt[in], qcap, c->stream,
+			kr->detect(J, I, rw, rh, b->q[in], &b->cnt[in], qcap, c->stream,
 					   ElemGrid(n, c->sms));
 			RG_TRY(cudaGetLastError(), "launching the wavefront detection");
 			RG_TRY(cudaMemcpyAsync(c->h_small, b->cnt, RC_NWORDS * sizeof(unsigned),
@@ -260,17 +383,6 @@ RunTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
 		in = !in;
 		nitems = c->h_small[in];
 	}
-
-	/* store the interior back */
-	RG_TRY(RgTimeStart(c), "timing");
-	kr->store_keys(b->J, b->stage, n, c->stream, eg);
-	RG_TRY(cudaGetLastError(), "launching the result conversion");
-	RG_TRY(cudaMemcpy2DAsync((char *) marker->data + ((size_t) y0 * pl->w + x0) * ps,
-							 (size_t) pl->w * ps,
-							 (const char *) b->stage + ((size_t) (y0 - ry0) * rw + (x0 - rx0)) * ps,
-							 rw * ps, (size_t) (x1 - x0) * ps, y1 - y0,
-							 cudaMemcpyDeviceToHost, c->stream), "copying the result back");
-	RG_TRY(RgTimeEnd(c, &st->transfer_ms), "storing the tile");
 	return 0;
 fail:
 	return -1;
@@ -317,9 +429,243 @@ RingChanged(const PbImage *img, size_t ps, int x0, int y0, int x1, int y1, const
 }
 
 /*
+ * Mark dirty the neighbours of tile t whose halo overlaps the sides of
+ * its interior that changed (RC_SIDE_* bits; a corner neighbour needs
+ * both sides of the corner); whether any was marked.
+ */
+static bool
+MarkNeighbours(const ReconPlan *pl, size_t t, unsigned sides, unsigned char *dirty)
+{
+	int			tx = (int) (t % pl->ntx),
+				ty = (int) (t / pl->ntx);
+	bool		any = false;
+
+	for (int dy = -1; dy <= 1; dy++)
+		for (int dx = -1; dx <= 1; dx++)
+		{
+			int			nx = tx + dx,
+						ny = ty + dy;
+			bool		vert = dy == 0 || (sides & (dy < 0 ? RC_SIDE_TOP : RC_SIDE_BOTTOM));
+			bool		horiz = dx == 0 || (sides & (dx < 0 ? RC_SIDE_LEFT : RC_SIDE_RIGHT));
+
+			if ((dx || dy) && vert && horiz && nx >= 0 && nx < pl->ntx && ny >= 0 && ny < pl->nty)
+			{
+				dirty[(size_t) ny * pl->ntx + nx] = 1;
+				any = true;
+			}
+		}
+	return any;
+}
+
+/*
+ * Sweep the tiles through the host until no tile's border changes: each
+ * dirty tile is loaded with its halo from marker, reconstructed and its
+ * interior stored back.  0, 1 when polled to stop, -1 with a reason.
+ */
+static int
+RunThroughHost(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
+			   PbImage *marker, const PbImage *mask, PbPollFn poll, void *poll_arg,
+			   PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	size_t		ntiles = (size_t) pl->ntx * pl->nty;
+	unsigned char *dirty = (unsigned char *) malloc(ntiles);
+	char	   *ring = (char *) malloc((size_t) 2 * (pl->tw + pl->th) * pl->ps + 16);
+	int			rc = 0;
+	int			sweep = 0;
+	bool		any;
+
+	if (dirty == NULL || ring == NULL)
+	{
+		snprintf(err, err_len, "out of host memory");
+		rc = -1;
+		goto done;
+	}
+	memset(dirty, 1, ntiles);
+	do							/* alternately forwards and backwards */
+	{
+		any = false;
+		for (size_t k = 0; k < ntiles && rc == 0; k++)
+		{
+			size_t		t = sweep % 2 == 0 ? k : ntiles - 1 - k;
+			TileRect	r = TileOf(pl, t);
+
+			if (!dirty[t])
+				continue;
+			dirty[t] = 0;
+			if (ntiles > 1)
+				SaveRing(marker, pl->ps, r.x0, r.y0, r.x1, r.y1, ring);
+			if (LoadTile(c, pl, kr, b->stage, b->J, b->I, marker, mask, &r, st, err, err_len) != 0)
+			{
+				rc = -1;
+				break;
+			}
+			rc = Propagate(c, pl, kr, b, b->J, b->I, r.rx1 - r.rx0, r.ry1 - r.ry0, poll, poll_arg,
+						   st, err, err_len);
+			if (rc != 0)
+				break;
+			if (StoreTile(c, pl, kr, b->stage, b->J, marker, &r, st, err, err_len) != 0)
+			{
+				rc = -1;
+				break;
+			}
+			if (ntiles > 1 && RingChanged(marker, pl->ps, r.x0, r.y0, r.x1, r.y1, ring))
+				any |= MarkNeighbours(pl, t, RC_SIDE_ALL, dirty);
+		}
+		sweep++;
+	} while (any && rc == 0);
+done:
+	free(dirty);
+	free(ring);
+	return rc;
+}
+
+/*
+ * Copy into tile t's halo the current interior pixels of its neighbours,
+ * device to device (the border exchange of resident tiles).
+ */
+static cudaError_t
+RefreshHalo(RgCtx *c, const ReconPlan *pl, int *const *tj, size_t t)
+{
+	TileRect	r = TileOf(pl, t);
+	int			tx = (int) (t % pl->ntx),
+				ty = (int) (t / pl->ntx);
+	size_t		tp = (size_t) (r.rx1 - r.rx0);
+	cudaError_t e = cudaSuccess;
+
+	for (int dy = -1; dy <= 1 && e == cudaSuccess; dy++)
+		for (int dx = -1; dx <= 1 && e == cudaSuccess; dx++)
+		{
+			int			nx = tx + dx,
+						ny = ty + dy;
+			size_t		u = (size_t) ny * pl->ntx + nx;
+			TileRect	q;
+			int			ax0,
+						ax1,
+						ay0,
+						ay1;
+
+			if ((!dx && !dy) || nx < 0 || nx >= pl->ntx || ny < 0 || ny >= pl->nty)
+				continue;
+			q = TileOf(pl, u);
+			ax0 = r.rx0 > q.x0 ? r.rx0 : q.x0;
+			ax1 = r.rx1 < q.x1 ? r.rx1 : q.x1;
+			ay0 = r.ry0 > q.y0 ? r.ry0 : q.y0;
+			ay1 = r.ry1 < q.y1 ? r.ry1 : q.y1;
+			if (ax0 >= ax1 || ay0 >= ay1)
+				continue;
+			e = cudaMemcpy2DAsync(tj[t] + (size_t) (ay0 - r.ry0) * tp + (ax0 - r.rx0), tp * sizeof(int),
+								  tj[u] + (size_t) (ay0 - q.ry0) * (q.rx1 - q.rx0) + (ax0 - q.rx0),
+								  (size_t) (q.rx1 - q.rx0) * sizeof(int),
+								  (size_t) (ax1 - ax0) * sizeof(int), ay1 - ay0,
+								  cudaMemcpyDeviceToDevice, c->stream);
+		}
+	return e;
+}
+
+/*
+ * Reconstruct with every tile resident on the device: each tile is loaded
+ * once; a dirty tile's halo is refreshed from its neighbours on the
+ * device, it is reconstructed, and the sides of its interior that changed
+ * mark the neighbours beside them dirty, until none is; then every
+ * interior is stored back.  0, 1 when polled to stop, -1 with a reason.
+ */
+static int
+RunResident(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
+			PbImage *marker, const PbImage *mask, PbPollFn poll, void *poll_arg,
+			PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	size_t		ntiles = (size_t) pl->ntx * pl->nty;
+	int		  **tj = (int **) calloc(ntiles, sizeof(int *));
+	int		  **ti = (int **) calloc(ntiles, sizeof(int *));
+	unsigned char *dirty = (unsigned char *) malloc(ntiles);
+	int		   *ring = NULL;
+	unsigned   *sides = NULL;
+	int			rc = 0;
+	int			sweep = 0;
+	bool		any;
+
+	if (tj == NULL || ti == NULL || dirty == NULL)
+	{
+		snprintf(err, err_len, "out of host memory");
+		rc = -1;
+		goto done;
+	}
+	RG_TRY(RgAlloc(c, (void **) &ring, (size_t) 2 * (pl->tw + pl->th) * sizeof(int)),
+		   "allocating GPU memory for the tile borders");
+	RG_TRY(RgAlloc(c, (void **) &sides, sizeof(unsigned)), "allocating GPU memory for counters");
+	for (size_t t = 0; t < ntiles; t++)
+	{
+		TileRect	r = TileOf(pl, t);
+		size_t		n = (size_t) (r.rx1 - r.rx0) * (r.ry1 - r.ry0);
+
+		RG_TRY(RgAlloc(c, (void **) &tj[t], n * sizeof(int)), "allocating GPU memory for the marker");
+		RG_TRY(RgAlloc(c, (void **) &ti[t], n * sizeof(int)), "allocating GPU memory for the mask");
+		if (LoadTile(c, pl, kr, b->stage, tj[t], ti[t], marker, mask, &r, st, err, err_len) != 0)
+			goto fail;
+	}
+	memset(dirty, 1, ntiles);
+	do							/* alternately forwards and backwards */
+	{
+		any = false;
+		for (size_t k = 0; k < ntiles && rc == 0; k++)
+		{
+			size_t		t = sweep % 2 == 0 ? k : ntiles - 1 - k;
+			TileRect	r = TileOf(pl, t);
+			int			rw = r.rx1 - r.rx0;
+
+			if (!dirty[t])
+				continue;
+			dirty[t] = 0;
+			RG_TRY(RgTimeStart(c), "timing");
+			RG_TRY(RefreshHalo(c, pl, tj, t), "exchanging tile borders on the GPU");
+			RcLaunchRing(tj[t], rw, r.x0 - r.rx0, r.y0 - r.ry0, r.x1 - r.x0, r.y1 - r.y0,
+						 ring, NULL, c->stream);
+			RG_TRY(cudaGetLastError(), "launching the border save");
+			RG_TRY(RgTimeEnd(c, &st->transfer_ms), "exchanging tile borders on the GPU");
+			rc = Propagate(c, pl, kr, b, tj[t], ti[t], rw, r.ry1 - r.ry0, poll, poll_arg,
+						   st, err, err_len);
+			if (rc != 0)
+				break;
+			RG_TRY(RgTimeStart(c), "timing");
+			RG_TRY(cudaMemsetAsync(sides, 0, sizeof(unsigned), c->stream), "clearing a counter");
+			RcLaunchRing(tj[t], rw, r.x0 - r.rx0, r.y0 - r.ry0, r.x1 - r.x0, r.y1 - r.y0,
+						 ring, sides, c->stream);
+			RG_TRY(cudaGetLastError(), "launching the border comparison");
+			RG_TRY(cudaMemcpyAsync(c->h_small, sides, sizeof(unsigned), cudaMemcpyDeviceToHost,
+								   c->stream), "reading counters");
+			RG_TRY(RgTimeEnd(c, &st->kernel_ms), "comparing the tile border");
+			any |= MarkNeighbours(pl, t, c->h_small[0], dirty);
+		}
+		sweep++;
+	} while (any && rc == 0);
+	for (size_t t = 0; t < ntiles && rc == 0; t++)
+	{
+		TileRect	r = TileOf(pl, t);
+
+		if (StoreTile(c, pl, kr, b->stage, tj[t], marker, &r, st, err, err_len) != 0)
+			goto fail;
+	}
+	goto done;
+fail:
+	rc = -1;
+done:
+	for (size_t t = 0; tj != NULL && t < ntiles; t++)
+		RgFree(c, tj[t]);
+	for (size_t t = 0; ti != NULL && t < ntiles; t++)
+		RgFree(c, ti[t]);
+	RgFree(c, ring);
+	RgFree(c, sides);
+	free(tj);
+	free(ti);
+	free(dirty);
+	return rc;
+}
+
+/*
  * Reconstruct marker under (or, eroding, above) mask on the GPU of g: the
- * whole image at once when it fits what is left of g's budget, else tile
- * by tile until no tile border changes (see pb_raster_gpu.h for the
+ * whole image at once when it fits what is left of g's budget, else in
+ * tiles, resident on the device when they all fit it, else through the
+ * host, until no tile border changes (see pb_raster_gpu.h for the
  * contract).
  */
 extern "C" int
@@ -333,14 +679,9 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 	ReconPlan	pl;
 	ReconKernels kr;
 	ReconBufs	b;
-	unsigned char *dirty = NULL;
-	char	   *ring = NULL;
 	int			occ = 0;
 	int			rc = -1;
 	bool		er = op == PB_RECON_ERODE;
-	bool		any;
-	int			sweep = 0;
-	size_t		ntiles;
 
 	memset(&st, 0, sizeof(st));
 	memset(&b, 0, sizeof(b));
@@ -377,10 +718,13 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 		goto fail;
 	}
 
-	ntiles = (size_t) pl.ntx * pl.nty;
-	st.tiles = (int) ntiles;
-	RG_TRY(RgAlloc(c, (void **) &b.J, pl.tile_pix * sizeof(int)), "allocating GPU memory for the marker");
-	RG_TRY(RgAlloc(c, (void **) &b.I, pl.tile_pix * sizeof(int)), "allocating GPU memory for the mask");
+	st.tiles = pl.ntx * pl.nty;
+	st.resident = pl.resident;
+	if (!pl.resident)
+	{
+		RG_TRY(RgAlloc(c, (void **) &b.J, pl.tile_pix * sizeof(int)), "allocating GPU memory for the marker");
+		RG_TRY(RgAlloc(c, (void **) &b.I, pl.tile_pix * sizeof(int)), "allocating GPU memory for the mask");
+	}
 	RG_TRY(RgAlloc(c, &b.stage, pl.tile_pix * pl.ps), "allocating GPU memory for staging");
 	RG_TRY(RgAlloc(c, (void **) &b.q[0], (size_t) pl.nblocks * pl.cb * sizeof(int)),
 		   "allocating GPU memory for the queues");
@@ -389,62 +733,8 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 	RG_TRY(RgAlloc(c, (void **) &b.regions, (size_t) 2 * pl.nblocks * pl.cb * sizeof(int)),
 		   "allocating GPU memory for the queues");
 	RG_TRY(RgAlloc(c, (void **) &b.cnt, RC_NWORDS * sizeof(unsigned)), "allocating GPU memory for counters");
-
-	dirty = (unsigned char *) malloc(ntiles);
-	ring = (char *) malloc((size_t) 2 * (pl.tw + pl.th) * pl.ps + 16);
-	if (dirty == NULL || ring == NULL)
-	{
-		snprintf(err, err_len, "out of host memory");
-		goto fail;
-	}
-	memset(dirty, 1, ntiles);
-
-	/* sweep the tiles (alternately forwards and backwards) while any is dirty */
-	do
-	{
-		any = false;
-		for (size_t k = 0; k < ntiles; k++)
-		{
-			size_t		t = sweep % 2 == 0 ? k : ntiles - 1 - k;
-			int			tx = (int) (t % pl.ntx),
-						ty = (int) (t / pl.ntx);
-			int			x0 = tx * pl.tw,
-						y0 = ty * pl.th;
-			int			x1 = x0 + pl.tw < pl.w ? x0 + pl.tw : pl.w;
-			int			y1 = y0 + pl.th < pl.h ? y0 + pl.th : pl.h;
-			int			r;
-
-			if (!dirty[t])
-				continue;
-			dirty[t] = 0;
-			if (ntiles > 1)
-				SaveRing(marker, pl.ps, x0, y0, x1, y1, ring);
-			r = RunTile(c, &pl, &kr, &b, marker, mask, x0, y0, x1, y1, poll, poll_arg,
-						&st, err, err_len);
-			if (r != 0)
-			{
-				rc = r;
-				goto done;
-			}
-			if (ntiles > 1 && RingChanged(marker, pl.ps, x0, y0, x1, y1, ring))
-			{
-				for (int dy = -1; dy <= 1; dy++)
-					for (int dx = -1; dx <= 1; dx++)
-					{
-						int			nx = tx + dx,
-									ny = ty + dy;
-
-						if ((dx || dy) && nx >= 0 && nx < pl.ntx && ny >= 0 && ny < pl.nty)
-						{
-							dirty[(size_t) ny * pl.ntx + nx] = 1;
-							any = true;
-						}
-					}
-			}
-		}
-		sweep++;
-	} while (any);
-	rc = 0;
+	rc = pl.resident ? RunResident(c, &pl, &kr, &b, marker, mask, poll, poll_arg, &st, err, err_len)
+		: RunThroughHost(c, &pl, &kr, &b, marker, mask, poll, poll_arg, &st, err, err_len);
 	goto done;
 fail:
 	rc = -1;
@@ -463,8 +753,6 @@ done:
 	}
 	cudaGetLastError();
 	RgEnd(c);
-	free(dirty);
-	free(ring);
 	if (stats)
 		*stats = st;
 	return rc;

@@ -525,8 +525,53 @@ Propagate(PropArgs a)
 	}
 }
 
+/*
+ * The border ring of an interior (see RcLaunchRing): item i is the top
+ * row, then the bottom row, the left column, the right column.
+ */
+__global__ void
+RingPass(const int *J, size_t pitch, int x0, int y0, int w, int h, int *ring,
+		 unsigned *changed)
+{
+	size_t		n = 2 * (size_t) w + 2 * (size_t) h;
+
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+	{
+		size_t		x,
+					y;
+		unsigned	side;
+		int			v;
+
+		if (i < (size_t) w)
+			side = RC_SIDE_TOP, x = i, y = 0;
+		else if (i < 2 * (size_t) w)
+			side = RC_SIDE_BOTTOM, x = i - w, y = h - 1;
+		else if (i < 2 * (size_t) w + h)
+			side = RC_SIDE_LEFT, x = 0, y = i - 2 * (size_t) w;
+		else
+			side = RC_SIDE_RIGHT, x = w - 1, y = i - 2 * (size_t) w - h;
+		v = J[(y0 + y) * pitch + x0 + x];
+		if (changed == NULL)
+			ring[i] = v;
+		else if (ring[i] != v)
+			atomicOr(changed, side);
+	}
+}
+
 /* ---------------------------------------------------------------------- */
 /* launchers (recon_gpu.cuh) */
+
+/* The border ring of an interior: saved, or compared (see recon_gpu.cuh). */
+void
+RcLaunchRing(const int *J, size_t pitch, int x0, int y0, int w, int h, int *ring,
+			 unsigned *changed, cudaStream_t s)
+{
+	size_t		n = 2 * (size_t) w + 2 * (size_t) h;
+	unsigned	grid = (unsigned) ((n + 255) / 256 < 1024 ? (n + 255) / 256 : 1024);
+
+	RingPass<<<grid, 256, 0, s>>>(J, pitch, x0, y0, w, h, ring, changed);
+}
 
 /* key(src) into J for n pixels of type T, on grid blocks of 256. */
 template <typename T>

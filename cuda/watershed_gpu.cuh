@@ -272,17 +272,6 @@ void		WsLaunchInit(const WsRegion *r, const uint8_t *wall, const uint32_t *mk,
 void		WsLaunchFinish(const WsRegion *r, bool lines, uint32_t *bits, uint32_t *cnt,
 						   cudaStream_t s, int sms);
 
-/*
- * Copy rows between the caller's pageable memory and the device (2D, as
- * cudaMemcpy2D), after the work on the context's stream, through threads
- * and pinned buffers (watershed_copy_host.cu); done on return.  0, or -1
- * with "what: reason" in err.
- */
-int			WsCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
-					 size_t width, size_t rows, const char *what, char *err, size_t err_len);
-int			WsCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
-					  size_t width, size_t rows, const char *what, char *err, size_t err_len);
-
 /* Host, tiled runs: memset on host threads. */
 void		WsHostFill(void *p, int v, size_t n);
 

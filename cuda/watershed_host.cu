@@ -258,15 +258,15 @@ WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *s
 
 	/* the pixels; the state: INF, or the tile's and its halo's from the host */
 	t0 = WsNowMs();
-	if (WsCopyIn(c, b->img, rw * p->ps,
+	if (RgCopyIn(c, b->img, rw * p->ps,
 				 (const char *) spec->image.data + ((size_t) ry0 * W + rx0) * p->ps, W * p->ps,
 				 rw * p->ps, rh, "copying the image to the GPU", err, err_len) != 0)
 		return -1;
 	if (tiled)
 	{
-		if (WsCopyIn(c, b->key, rw * p->kb, hkeys + ((size_t) ry0 * W + rx0) * p->kb, W * p->kb,
+		if (RgCopyIn(c, b->key, rw * p->kb, hkeys + ((size_t) ry0 * W + rx0) * p->kb, W * p->kb,
 					 rw * p->kb, rh, "copying watershed keys to the GPU", err, err_len) != 0 ||
-			WsCopyIn(c, b->lab, rw * sizeof(uint32_t), labels + (size_t) ry0 * W + rx0,
+			RgCopyIn(c, b->lab, rw * sizeof(uint32_t), labels + (size_t) ry0 * W + rx0,
 					 W * sizeof(uint32_t), rw * sizeof(uint32_t), rh,
 					 "copying watershed labels to the GPU", err, err_len) != 0)
 			return -1;
@@ -283,9 +283,9 @@ WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *s
 		int			nr = rows < rh - row0 ? rows : rh - row0;
 		size_t		off = (size_t) (ry0 + row0) * W + rx0;
 
-		if ((spec->wall && WsCopyIn(c, st_wall, rw, spec->wall + off, W, rw, nr,
+		if ((spec->wall && RgCopyIn(c, st_wall, rw, spec->wall + off, W, rw, nr,
 									"copying the mask to the GPU", err, err_len) != 0) ||
-			(spec->markers && WsCopyIn(c, st_mk, rw * sizeof(uint32_t), spec->markers + off,
+			(spec->markers && RgCopyIn(c, st_mk, rw * sizeof(uint32_t), spec->markers + off,
 									   W * sizeof(uint32_t), rw * sizeof(uint32_t), nr,
 									   "copying the markers to the GPU", err, err_len) != 0))
 			return -1;
@@ -307,17 +307,17 @@ WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *s
 		RG_TRY(cudaGetLastError(), "launching the watershed lines and numbering");
 		RG_TRY(RgTimeEnd(c, &st->kernel_ms), "drawing lines and numbering basins");
 		t0 = WsNowMs();
-		if (WsCopyOut(c, labels, rw * sizeof(uint32_t), b->lab, rw * sizeof(uint32_t),
+		if (RgCopyOut(c, labels, rw * sizeof(uint32_t), b->lab, rw * sizeof(uint32_t),
 					  rw * sizeof(uint32_t), rh, "copying the labels back", err, err_len) != 0)
 			return -1;
 		st->transfer_ms += WsNowMs() - t0;
 		return 0;
 	}
 	t0 = WsNowMs();
-	if (WsCopyOut(c, hkeys + ((size_t) y0 * W + x0) * p->kb, W * p->kb,
+	if (RgCopyOut(c, hkeys + ((size_t) y0 * W + x0) * p->kb, W * p->kb,
 				  (const char *) b->key + ((size_t) r.uy0 * rw + r.ux0) * p->kb, rw * p->kb,
 				  (size_t) (x1 - x0) * p->kb, y1 - y0, "copying watershed keys back", err, err_len) != 0 ||
-		WsCopyOut(c, labels + (size_t) y0 * W + x0, W * sizeof(uint32_t),
+		RgCopyOut(c, labels + (size_t) y0 * W + x0, W * sizeof(uint32_t),
 				  b->lab + (size_t) r.uy0 * rw + r.ux0, rw * sizeof(uint32_t),
 				  (size_t) (x1 - x0) * sizeof(uint32_t), y1 - y0, "copying watershed labels back",
 				  err, err_len) != 0)

@@ -561,7 +561,60 @@ test_rgpu_recon_tiles(void)
 		if (st.tiles <= 1)
 			pb_check_fail(__FILE__, __LINE__, "a budget of %zu bytes gave %d tiles for 301x207",
 						  budget, st.tiles);
+		CHECK(st.resident == 0);
 		pb_test_note("k %d: %d tiles, %d rounds", k, st.tiles, st.rounds);
+		ImgFree(&mask);
+		ImgFree(&mk);
+	}
+}
+
+/*
+ * Tiles smaller than the budget allows (a forced largest tile) stay
+ * resident on the device, their halos exchanged there: still equal to the
+ * CPU, for floods crossing many tiles, every pixel type and both
+ * operations, down to tiles one pixel wide at the image's edge.
+ */
+void
+test_rgpu_recon_resident(void)
+{
+	Rng			r = {4711};
+
+	for (int k = 0; k < 8; k++)
+	{
+		PbPixType	t = k % 3 == 0 ? PB_PIX_8BUI : k % 3 == 1 ? PB_PIX_16BUI : PB_PIX_32BF;
+		PbReconOp	op = (PbReconOp) (k & 1);
+		int			w = k < 6 ? 301 : 37,
+					h = k < 6 ? 207 : 23;
+		PbImage		mask = ImgNew(w, h, t);
+		PbImage		mk;
+		PbRasterGpuStats st;
+
+		if (k < 2 || k >= 6)
+		{
+			SpiralMask(&mask, &r, 20, 250, op == PB_RECON_DILATE ? 0 : 255);
+			mk = ImgNew(w, h, t);
+			for (size_t i = 0; i < (size_t) w * h; i++)
+				PbPixSet(&mk, i, op == PB_RECON_DILATE ? 0 : 255);
+			PbPixSet(&mk, 0, PbPixGet(&mask, 0));
+		}
+		else if (k < 4)
+		{
+			HoleMask(&mask, &r, 25, 0.02);
+			mk = BorderMarker(&mask);
+			op = PB_RECON_ERODE;
+		}
+		else
+		{
+			ImgFill(&mask, &r, 1);
+			mk = MarkerFor(&mask, op, &r, 0);
+		}
+		memset(&st, 0, sizeof(st));
+		PbGpuReconTestTileCap(k < 6 ? 2000 : 16);
+		CheckRecon(&mk, &mask, 4 + 4 * (k / 2 % 2), op, GPU_BUDGET, "resident tiles", &st);
+		PbGpuReconTestTileCap(0);
+		CHECK(st.tiles > 1);
+		CHECK(st.resident == 1);
+		pb_test_note("k %d: %d resident tiles, %d rounds", k, st.tiles, st.rounds);
 		ImgFree(&mask);
 		ImgFree(&mk);
 	}

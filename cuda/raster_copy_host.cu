@@ -1,8 +1,9 @@
 /*
- * watershed_copy_host.cu: copies between the caller's pageable memory and
- * the device for the GPU watershed, several times faster than a plain
+ * raster_copy_host.cu: copies between the caller's pageable memory and
+ * the device for the raster drivers (reconstruction, distance transform,
+ * watershed), several times faster than a plain
  * cudaMemcpy from pageable memory (which one thread stages through a
- * driver buffer): WS_COPY_THREADS threads each move a band of rows through
+ * driver buffer): RG_COPY_THREADS threads each move a band of rows through
  * their own pair of pinned buffers, copying one with memcpy while the
  * other is in flight on their own stream.  The pinned buffers, streams
  * and events are made on the first large copy and kept for the life of
@@ -16,25 +17,25 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "watershed_gpu.cuh"
+#include "raster_gpu_common.cuh"
 
-#define WS_COPY_THREADS 8
-#define WS_PIN_BYTES ((size_t) 2 << 20)	/* each of a thread's two buffers */
-#define WS_COPY_MIN ((size_t) 16 << 20)	/* smaller copies go the plain way */
+#define RG_COPY_THREADS 8
+#define RG_PIN_BYTES ((size_t) 2 << 20)	/* each of a thread's two buffers */
+#define RG_COPY_MIN ((size_t) 16 << 20)	/* smaller copies go the plain way */
 
 /* What the copy threads use, made once. */
-typedef struct WsCopyKit
+typedef struct RgCopyKit
 {
 	bool		ready;
-	char	   *pin;			/* 2 * WS_COPY_THREADS buffers */
-	cudaStream_t stream[WS_COPY_THREADS];
-	cudaEvent_t ev[2 * WS_COPY_THREADS];
-} WsCopyKit;
+	char	   *pin;			/* 2 * RG_COPY_THREADS buffers */
+	cudaStream_t stream[RG_COPY_THREADS];
+	cudaEvent_t ev[2 * RG_COPY_THREADS];
+} RgCopyKit;
 
-static WsCopyKit ws_kit;
+static RgCopyKit rg_kit;
 
 /* One thread's band of rows. */
-typedef struct WsCopyJob
+typedef struct RgCopyJob
 {
 	bool		in;				/* host to device */
 	char	   *dst;
@@ -47,13 +48,13 @@ typedef struct WsCopyJob
 	cudaStream_t s;
 	cudaEvent_t *ev;			/* 2 */
 	cudaError_t e;
-} WsCopyJob;
+} RgCopyJob;
 
 /* Host to device through the job's pinned pair, chunk by chunk. */
 static cudaError_t
-WsCopyBandIn(WsCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
+RgCopyBandIn(RgCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
 {
-	size_t		per = WS_PIN_BYTES / j->width;
+	size_t		per = RG_PIN_BYTES / j->width;
 	cudaError_t e = cudaSuccess;
 
 	for (size_t r0 = 0, k = 0; r0 < j->rows && e == cudaSuccess; r0 += per, k++)
@@ -74,9 +75,9 @@ WsCopyBandIn(WsCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
 
 /* Device to host through the job's pinned pair, one chunk behind. */
 static cudaError_t
-WsCopyBandOut(WsCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
+RgCopyBandOut(RgCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
 {
-	size_t		per = WS_PIN_BYTES / j->width;
+	size_t		per = RG_PIN_BYTES / j->width;
 	size_t		nchunks = (j->rows + per - 1) / per;
 	cudaError_t e = cudaSuccess;
 
@@ -109,13 +110,13 @@ WsCopyBandOut(WsCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
 
 /* A copy thread: its band on its own stream, then wait for it. */
 static void *
-WsCopyWorker(void *arg)
+RgCopyWorker(void *arg)
 {
-	WsCopyJob  *j = (WsCopyJob *) arg;
+	RgCopyJob  *j = (RgCopyJob *) arg;
 	cudaError_t e;
 
 	if ((e = cudaSetDevice(0)) == cudaSuccess &&
-		(e = j->in ? WsCopyBandIn(j, j->s, j->ev) : WsCopyBandOut(j, j->s, j->ev)) == cudaSuccess)
+		(e = j->in ? RgCopyBandIn(j, j->s, j->ev) : RgCopyBandOut(j, j->s, j->ev)) == cudaSuccess)
 		e = cudaStreamSynchronize(j->s);
 	j->e = e;
 	return NULL;
@@ -123,24 +124,24 @@ WsCopyWorker(void *arg)
 
 /* Make the pinned buffers, streams and events once; whether they exist. */
 static bool
-WsCopyKitReady(void)
+RgCopyKitReady(void)
 {
-	WsCopyKit	k;
+	RgCopyKit	k;
 	bool		ok;
 
-	if (ws_kit.ready)
+	if (rg_kit.ready)
 		return true;
 	memset(&k, 0, sizeof(k));
-	ok = cudaHostAlloc((void **) &k.pin, 2 * WS_COPY_THREADS * WS_PIN_BYTES,
+	ok = cudaHostAlloc((void **) &k.pin, 2 * RG_COPY_THREADS * RG_PIN_BYTES,
 					   cudaHostAllocPortable) == cudaSuccess;
-	for (int t = 0; ok && t < WS_COPY_THREADS; t++)
+	for (int t = 0; ok && t < RG_COPY_THREADS; t++)
 		ok = cudaStreamCreateWithFlags(&k.stream[t], cudaStreamNonBlocking) == cudaSuccess &&
 			cudaEventCreateWithFlags(&k.ev[2 * t], cudaEventDisableTiming) == cudaSuccess &&
 			cudaEventCreateWithFlags(&k.ev[2 * t + 1], cudaEventDisableTiming) == cudaSuccess;
 	if (!ok)					/* undo what was made; null handles fail harmlessly */
 	{
 		cudaFreeHost(k.pin);
-		for (int t = 0; t < WS_COPY_THREADS; t++)
+		for (int t = 0; t < RG_COPY_THREADS; t++)
 		{
 			cudaStreamDestroy(k.stream[t]);
 			cudaEventDestroy(k.ev[2 * t]);
@@ -150,7 +151,7 @@ WsCopyKitReady(void)
 		return false;
 	}
 	k.ready = true;
-	ws_kit = k;
+	rg_kit = k;
 	return true;
 }
 
@@ -160,18 +161,18 @@ WsCopyKitReady(void)
  * finished on return.  0, or -1 with a reason (what) in err.
  */
 static int
-WsCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spitch,
+RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spitch,
 	   size_t width, size_t rows, const char *what, char *err, size_t err_len)
 {
-	WsCopyJob	jobs[WS_COPY_THREADS];
-	pthread_t	tids[WS_COPY_THREADS];
-	bool		started[WS_COPY_THREADS];
+	RgCopyJob	jobs[RG_COPY_THREADS];
+	pthread_t	tids[RG_COPY_THREADS];
+	bool		started[RG_COPY_THREADS];
 	sigset_t	all,
 				old;
-	size_t		band = (rows + WS_COPY_THREADS - 1) / WS_COPY_THREADS;
+	size_t		band = (rows + RG_COPY_THREADS - 1) / RG_COPY_THREADS;
 	cudaError_t e;
 
-	if (width * rows < WS_COPY_MIN || width > WS_PIN_BYTES || !WsCopyKitReady())
+	if (width * rows < RG_COPY_MIN || width > RG_PIN_BYTES || !RgCopyKitReady())
 	{
 		if ((e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows,
 								   in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
@@ -184,7 +185,7 @@ WsCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 		return RgFail(err, err_len, what, e);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (int t = 0; t < WS_COPY_THREADS; t++)
+	for (int t = 0; t < RG_COPY_THREADS; t++)
 	{
 		size_t		r0 = band * t < rows ? band * t : rows;
 		size_t		r1 = r0 + band < rows ? r0 + band : rows;
@@ -196,39 +197,39 @@ WsCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 		jobs[t].spitch = spitch;
 		jobs[t].width = width;
 		jobs[t].rows = r1 - r0;
-		jobs[t].pin[0] = ws_kit.pin + (size_t) (2 * t) * WS_PIN_BYTES;
-		jobs[t].pin[1] = ws_kit.pin + (size_t) (2 * t + 1) * WS_PIN_BYTES;
-		jobs[t].s = ws_kit.stream[t];
-		jobs[t].ev = &ws_kit.ev[2 * t];
+		jobs[t].pin[0] = rg_kit.pin + (size_t) (2 * t) * RG_PIN_BYTES;
+		jobs[t].pin[1] = rg_kit.pin + (size_t) (2 * t + 1) * RG_PIN_BYTES;
+		jobs[t].s = rg_kit.stream[t];
+		jobs[t].ev = &rg_kit.ev[2 * t];
 		jobs[t].e = cudaSuccess;
-		started[t] = jobs[t].rows > 0 && pthread_create(&tids[t], NULL, WsCopyWorker, &jobs[t]) == 0;
+		started[t] = jobs[t].rows > 0 && pthread_create(&tids[t], NULL, RgCopyWorker, &jobs[t]) == 0;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	for (int t = 0; t < WS_COPY_THREADS; t++)
+	for (int t = 0; t < RG_COPY_THREADS; t++)
 	{
 		if (started[t])
 			pthread_join(tids[t], NULL);
 		else if (jobs[t].rows > 0)	/* no thread: do its band here */
-			WsCopyWorker(&jobs[t]);
+			RgCopyWorker(&jobs[t]);
 	}
-	for (int t = 0; t < WS_COPY_THREADS; t++)
+	for (int t = 0; t < RG_COPY_THREADS; t++)
 		if (jobs[t].e != cudaSuccess)
 			return RgFail(err, err_len, what, jobs[t].e);
 	return 0;
 }
 
-/* Host rows to the device (see watershed_gpu.cuh). */
+/* Host rows to the device (see raster_gpu_common.cuh). */
 int
-WsCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+RgCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
 		 size_t rows, const char *what, char *err, size_t err_len)
 {
-	return WsCopy(c, true, dst, dpitch, src, spitch, width, rows, what, err, err_len);
+	return RgCopy(c, true, dst, dpitch, src, spitch, width, rows, what, err, err_len);
 }
 
-/* Device rows to the host (see watershed_gpu.cuh). */
+/* Device rows to the host (see raster_gpu_common.cuh). */
 int
-WsCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+RgCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
 		  size_t rows, const char *what, char *err, size_t err_len)
 {
-	return WsCopy(c, false, dst, dpitch, src, spitch, width, rows, what, err, err_len);
+	return RgCopy(c, false, dst, dpitch, src, spitch, width, rows, what, err, err_len);
 }

@@ -57,6 +57,15 @@ int			PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask,
 							 PbPollFn poll, void *poll_arg,
 							 PbRasterGpuStats *stats, char *err, size_t err_len);
 
+/*
+ * Whether PbGpuReconstruct, called now, would hold a width x height image
+ * of type on the device at once (whole, or in tiles all resident there)
+ * rather than pass it through the host in pieces: 1 or 0, or -1 with a
+ * reason in err.
+ */
+int			PbGpuReconstructHolds(PbGpu *g, int width, int height, PbPixType type,
+								  int connectivity, PbReconOp op, char *err, size_t err_len);
+
 /* Like PbDistanceCpu, on the GPU. */
 int			PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 						  double sy, double sx, float *dist, int64_t *nearest,

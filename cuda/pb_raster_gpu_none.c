@@ -31,6 +31,15 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 	return NoCuda(stats, err, err_len);
 }
 
+/* No GPU to hold a reconstruction without CUDA. */
+int
+PbGpuReconstructHolds(PbGpu *g, int width, int height, PbPixType type, int connectivity,
+					  PbReconOp op, char *err, size_t err_len)
+{
+	(void) g, (void) width, (void) height, (void) type, (void) connectivity, (void) op;
+	return NoCuda(NULL, err, err_len);
+}
+
 /* No GPU distance transform without CUDA. */
 int
 PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,

@@ -662,6 +662,44 @@ done:
 }
 
 /*
+ * Whether PbGpuReconstruct would hold the image on g's device at once,
+ * whole or in resident tiles, within the budget a call would have now
+ * (see pb_raster_gpu.h).
+ */
+extern "C" int
+PbGpuReconstructHolds(PbGpu *g, int width, int height, PbPixType type, int connectivity,
+					  PbReconOp op, char *err, size_t err_len)
+{
+	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
+	ReconPlan	pl;
+	int			occ = 0;
+	int			rc;
+
+	if (width < 1 || height < 1 || PbPixSize(type) == 0 ||
+		(connectivity != 4 && connectivity != 8))
+	{
+		snprintf(err, err_len, "invalid reconstruction arguments (sizes, type or connectivity)");
+		return -1;
+	}
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
+		return -1;
+	memset(&pl, 0, sizeof(pl));
+	pl.w = width;
+	pl.h = height;
+	pl.ps = PbPixSize(type);
+	RG_TRY(RcPickKernels(op == PB_RECON_ERODE, connectivity == 8, pl.ps).prop_occupancy(&occ),
+		   "querying the occupancy of the propagation kernel");
+	rc = PlanTiles(&pl, memory_budget, c->sms, occ) == 0 &&
+		(pl.resident || pl.ntx * pl.nty == 1);
+	RgEnd(c);
+	return rc;
+fail:
+	RgEnd(c);
+	return -1;
+}
+
+/*
  * Reconstruct marker under (or, eroding, above) mask on the GPU of g: the
  * whole image at once when it fits what is left of g's budget, else in
  * tiles, resident on the device when they all fit it, else through the

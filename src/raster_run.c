@@ -59,6 +59,7 @@ typedef struct ReconArgs
 	int			connectivity;
 	PbReconOp	op;
 	PbRasterGpuStats stats;
+	bool		hybrid;			/* ran on the CPU threads and the GPU together */
 } ReconArgs;
 
 /* PbGpuWork: the reconstruction on the GPU. */
@@ -102,13 +103,6 @@ GpuImageBudget(void)
 	return (double) pb_gpu_memory_mb * 1024 * 1024 / 4;
 }
 
-/* Whether marker and mask fit the GPU's image budget whole. */
-static bool
-FitsGpu(const PbImage *marker)
-{
-	return 2.0 * PbPixSize(marker->type) * marker->width * marker->height <= GpuImageBudget();
-}
-
 /*
  * The GPU's blocks, in cells: what the image budget holds of marker and
  * mask (the rest of pixelbox.gpu_memory for the kernels' queues), and at
@@ -125,7 +119,11 @@ HybridBlock(const PbImage *marker)
 	return (int) Max(1, Min(block, (cells + 3) / 4));
 }
 
-/* PbGpuWork: the reconstruction on the CPU threads and the GPU together. */
+/*
+ * PbGpuWork: the reconstruction on the GPU alone when the GPU holds the
+ * image at once (it is then several times the CPU threads), else on the
+ * CPU threads and the GPU together.
+ */
 static int
 ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 {
@@ -134,9 +132,16 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 	PbReconDevice dev = {.run = GpuRegion, .ctx = &h, .block = HybridBlock(a->marker)};
 	PbReconHybridStats hs;
 	PbRun		run = PbCpuRun();
-	PbStatus	st = PbReconstructHybrid(a->marker, a->mask, a->connectivity, a->op, &run,
-										 HYBRID_CELL, &dev, 1, &hs);
+	PbStatus	st;
+	int			holds = PbGpuReconstructHolds(g, a->marker->width, a->marker->height,
+											  a->marker->type, a->connectivity, a->op,
+											  err, err_len);
 
+	if (holds != 0)
+		return holds < 0 ? -1 : ReconOnGpu(g, arg, err, err_len);
+	a->hybrid = true;
+	st = PbReconstructHybrid(a->marker, a->mask, a->connectivity, a->op, &run,
+							 HYBRID_CELL, &dev, 1, &hs);
 	a->stats = h.stats;
 	if (st == PB_ERR_STOPPED)
 		return 1;
@@ -163,9 +168,9 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
  * Reconstruct marker under mask in place (marker already clipped), on the
  * GPU when it is wanted and works, else on the CPU (after a GPU failure
  * the marker holds a partial reconstruction, which the CPU finishes).
- * With pixelbox.device = hybrid, an image the GPU holds whole runs there
- * alone (the GPU is then several times the CPU threads); a larger one on
- * the CPU threads and the GPU together, rather than in pieces on the GPU.
+ * With pixelbox.device = hybrid, an image the GPU holds at once runs there
+ * alone; a larger one on the CPU threads and the GPU together, rather than
+ * in pieces on the GPU alone.
  */
 void
 PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
@@ -173,12 +178,11 @@ PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 {
 	PbRun		run = PbCpuRun();
 	ReconArgs	a = {marker, mask, connectivity, op};
-	bool		hybrid = pb_device == PB_DEVICE_HYBRID && !FitsGpu(marker);
-	int			st = PbGpuTry(caller, hybrid ? ReconHybrid : ReconOnGpu, &a);
+	int			st = PbGpuTry(caller, pb_device == PB_DEVICE_HYBRID ? ReconHybrid : ReconOnGpu, &a);
 
 	if (st == 0)
 	{
-		if (!hybrid)
+		if (!a.hybrid)
 			ReportGpu(&a.stats);
 		return;
 	}

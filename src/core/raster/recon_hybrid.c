@@ -24,17 +24,6 @@
 
 typedef struct Sched Sched;
 
-/* One worker: a CPU thread (dev NULL) or a device's driver. */
-typedef struct Worker
-{
-	Sched	   *s;
-	PbReconDevice *dev;
-	bool		polls;			/* the calling thread: it polls run->poll */
-	int64_t		regions[2],
-				pixels[2];		/* [0]: on the device, [1]: as a CPU thread */
-	double		busy_s[2];
-} Worker;
-
 /* A rectangle of cells, and its pixels. */
 typedef struct Region
 {
@@ -47,6 +36,19 @@ typedef struct Region
 				x1,
 				y1;				/* pixels [x0, x1) x [y0, y1) */
 } Region;
+
+/* One worker: a CPU thread (dev NULL) or a device's driver. */
+typedef struct Worker
+{
+	Sched	   *s;
+	PbReconDevice *dev;
+	bool		polls;			/* the calling thread: it polls run->poll */
+	bool		waiting;		/* a device waiting for block want to be free */
+	Region		want;
+	int64_t		regions[2],
+				pixels[2];		/* [0]: on the device, [1]: as a CPU thread */
+	double		busy_s[2];
+} Worker;
 
 struct Sched
 {
@@ -61,6 +63,7 @@ struct Sched
 	uint8_t    *dirty,
 			   *busy,
 			   *queued,			/* per cell; queued: in the FIFO */
+			   *wanted,			/* per cell: in a block a device waits for */
 			   *settled;		/* per cell: a complete run left it a fixpoint */
 	int64_t    *fifo;			/* cells in the order they became dirty */
 	int64_t		head,
@@ -147,7 +150,7 @@ Release(Sched *s, const Region *r)
 	s->running--;
 }
 
-/* A CPU thread's next cell (under s->lock): the oldest dirty, idle one. */
+/* A CPU thread's next cell (under s->lock): the oldest dirty, idle one no device waits for. */
 static bool
 PickCell(Sched *s, Region *r)
 {
@@ -157,8 +160,11 @@ PickCell(Sched *s, Region *r)
 
 		s->head++;
 		s->queued[c] = 0;
-		/* a busy cell is queued again when its region is given back */
-		if (s->dirty[c] && !s->busy[c])
+		/*
+		 * a busy cell is queued again when its region is given back; a
+		 * wanted one is the device's (or queued again if it gives up)
+		 */
+		if (s->dirty[c] && !s->busy[c] && !s->wanted[c])
 		{
 			*r = RegionOf(s, c % s->ncx, c / s->ncx, c % s->ncx + 1, c / s->ncx + 1);
 			return true;
@@ -167,40 +173,83 @@ PickCell(Sched *s, Region *r)
 	return false;
 }
 
+/* Mark region r's cells wanted by a device (on) or no longer (off, queueing the dirty ones). */
+static void
+Want(Sched *s, const Region *r, bool on)
+{
+	for (int64_t cy = r->cy0; cy < r->cy1; cy++)
+		for (int64_t cx = r->cx0; cx < r->cx1; cx++)
+		{
+			int64_t		c = cy * s->ncx + cx;
+
+			s->wanted[c] = on;
+			if (!on && s->dirty[c] && !s->busy[c])
+				Queue(s, c);
+		}
+}
+
+/* Whether no cell of region r is busy. */
+static bool
+RegionFree(const Sched *s, const Region *r)
+{
+	for (int64_t cy = r->cy0; cy < r->cy1; cy++)
+		for (int64_t cx = r->cx0; cx < r->cx1; cx++)
+			if (s->busy[cy * s->ncx + cx])
+				return false;
+	return true;
+}
+
 /*
- * A device's next block (under s->lock): among the blocks with no busy
- * cell, the one with the most dirty cells, the last of equals (the CPU
- * threads start from the first).  With CPU threads about, a block needs a
- * quarter of its cells dirty: the few cells a border change dirties are
- * cheaper as the CPU's seeded runs than as a device's copy of a block.
+ * A device's next block (under s->lock): the block it waits for once no
+ * CPU thread runs a cell of it any more; else, among the blocks no other
+ * device wants, the one with the most dirty cells (the last of equals:
+ * the CPU threads start from the first), taken at once when free, else
+ * wanted: the CPU threads start no new cell in it, so the device gets it
+ * as soon as their running cells are done (with threads everywhere, a
+ * block would otherwise never be free).  False while it waits or nothing
+ * is dirty.
  */
 static bool
-PickBlock(Sched *s, int block, Region *r)
+PickBlock(Sched *s, Worker *w, Region *r)
 {
+	int			block = w->dev->block;
 	int64_t		best = 0;
 
+	if (w->waiting)
+	{
+		if (!RegionFree(s, &w->want))
+			return false;
+		w->waiting = false;
+		Want(s, &w->want, false);
+		*r = w->want;
+		return true;
+	}
 	for (int64_t by = 0; by * block < s->ncy; by++)
 		for (int64_t bx = 0; bx * block < s->ncx; bx++)
 		{
 			Region		b = RegionOf(s, bx * block, by * block, (bx + 1) * block,
 									 (by + 1) * block);
 			int64_t		n = 0;
-			bool		free = true;
+			bool		other = false;
 
-			for (int64_t cy = b.cy0; cy < b.cy1 && free; cy++)
-				for (int64_t cx = b.cx0; cx < b.cx1 && free; cx++)
+			for (int64_t cy = b.cy0; cy < b.cy1 && !other; cy++)
+				for (int64_t cx = b.cx0; cx < b.cx1 && !other; cx++)
 				{
-					free = !s->busy[cy * s->ncx + cx];
+					other = s->wanted[cy * s->ncx + cx];
 					n += s->dirty[cy * s->ncx + cx];
 				}
-			if (free && n > 0 && n >= best &&
-				(s->ncpu == 0 || 4 * n >= (b.cx1 - b.cx0) * (b.cy1 - b.cy0)))
+			if (!other && n > 0 && n >= best)
 			{
 				best = n;
 				*r = b;
 			}
 		}
-	return best > 0;
+	if (best == 0 || RegionFree(s, r))
+		return best > 0;
+	w->waiting = true;
+	w->want = *r;
+	Want(s, r, true);
+	return false;
 }
 
 /* Copy marker pixels [x, x + n) of row y into dst, locking cell by cell. */
@@ -478,7 +527,7 @@ WorkLoop(Worker *w)
 		Region		r;
 		/* a device that failed goes on as a CPU thread */
 		bool		on_dev = w->dev && !w->dev->failed;
-		bool		got = on_dev ? PickBlock(s, w->dev->block, &r) : PickCell(s, &r);
+		bool		got = on_dev ? PickBlock(s, w, &r) : PickCell(s, &r);
 
 		if (got)
 		{
@@ -561,10 +610,12 @@ SchedInit(Sched *s, int64_t block)
 	s->dirty = calloc((size_t) n, 1);
 	s->busy = calloc((size_t) n, 1);
 	s->queued = calloc((size_t) n, 1);
+	s->wanted = calloc((size_t) n, 1);
 	s->settled = calloc((size_t) n, 1);
 	s->fifo = malloc(sizeof(int64_t) * (size_t) n);
 	s->cell_lock = malloc(sizeof(pthread_mutex_t) * (size_t) n);
-	if (!s->dirty || !s->busy || !s->queued || !s->settled || !s->fifo || !s->cell_lock)
+	if (!s->dirty || !s->busy || !s->queued || !s->wanted || !s->settled || !s->fifo ||
+		!s->cell_lock)
 		return false;
 	for (int64_t c = 0; c < n; c++)
 		pthread_mutex_init(&s->cell_lock[c], NULL);
@@ -593,6 +644,7 @@ SchedFree(Sched *s, bool inited)
 	free(s->dirty);
 	free(s->busy);
 	free(s->queued);
+	free(s->wanted);
 	free(s->settled);
 	free(s->fifo);
 	free(s->cell_lock);

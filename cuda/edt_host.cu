@@ -17,7 +17,6 @@
 
 #include "edt_gpu.cuh"
 
-#define ED_MAX_SIDE 65535		/* as PbDistanceCpu */
 #define ED_LAUNCH_PIX ((size_t) 1 << 27)	/* pixels of one row-pass launch */
 
 /* How one call runs. */
@@ -141,11 +140,11 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 	memset(&p, 0, sizeof(p));
 	if (stats)
 		*stats = st;
-	if (width < 0 || height < 0 || width > ED_MAX_SIDE || height > ED_MAX_SIDE ||
+	if (width < 0 || height < 0 || width > PB_EDT_MAX_SIDE || height > PB_EDT_MAX_SIDE ||
 		!(sy > 0) || !(sx > 0) || !isfinite(sy) || !isfinite(sx))
 	{
 		snprintf(err, err_len, "invalid distance transform arguments (sides 0 to %d, finite spacing > 0)",
-				 ED_MAX_SIDE);
+				 PB_EDT_MAX_SIDE);
 		return -1;
 	}
 	if (width == 0 || height == 0)

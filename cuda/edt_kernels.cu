@@ -30,7 +30,8 @@
  * or tiny spacing still finds the nearest pixel (background pixels: 0).
  * With no background at all the CPU's output is reproduced: distances to
  * the virtual pixel (row -1, column 0), nearest = -1.  Sides are limited
- * to 65535 like the CPU's.
+ * to PB_EDT_MAX_SIDE like the CPU's (so the envelope test's integers, in
+ * doubles, stay exact).
  *
  * Below the kernels, their launchers (edt_gpu.cuh), which the host driver
  * edt_host.cu calls.

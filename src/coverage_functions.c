@@ -162,6 +162,7 @@ pb_coverage_distance_transform(PG_FUNCTION_ARGS)
 
 		if (!PbCoverageReadSlide(&call, k, &s))
 			continue;
+		PbCoverageCheckSize(&call, &s, PB_EDT_MAX_SIDE, 0, "distance transform");
 		old = MemoryContextSwitchTo(call.slide_cxt);
 		PbCoverageLoadImage(&call, &s, 0, &mask, &nodata);
 		PbRasterReportStage("read", NULL);
@@ -207,6 +208,7 @@ pb_coverage_watershed(PG_FUNCTION_ARGS)
 
 		if (!PbCoverageReadSlide(&call, k, &s))
 			continue;
+		PbCoverageCheckSize(&call, &s, 0, (int64) PB_WS_MAX_PIXELS, "watershed");
 		old = MemoryContextSwitchTo(call.slide_cxt);
 		npix = s.grid.width * s.grid.height;
 		PbCoverageLoadImage(&call, &s, 0, &spec.image, &wall);	/* nodata, NaN: walls */

@@ -71,6 +71,8 @@ extern void PbCoverageBegin(PbCoverageCall *call, FunctionCallInfo fcinfo,
 							const char *caller, text *query, int nroles,
 							const PbCoverageRole *roles, const int *bands);
 extern bool PbCoverageReadSlide(PbCoverageCall *call, int64 k, PbCoverageSlide *s);
+extern void PbCoverageCheckSize(const PbCoverageCall *call, const PbCoverageSlide *s,
+								int64 max_side, int64 max_pixels, const char *operation);
 extern void PbCoverageLoadImage(const PbCoverageCall *call, PbCoverageSlide *s, int role,
 								PbImage *img, uint8 **nodata);
 extern uint32 *PbCoverageLoadMarkers(const PbCoverageCall *call, PbCoverageSlide *s,

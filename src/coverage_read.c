@@ -455,6 +455,27 @@ PbCoverageReadSlide(PbCoverageCall *call, int64 k, PbCoverageSlide *s)
 	return s->n > 0;
 }
 
+/*
+ * Refuse slide s when its grid is larger than the operation takes: more
+ * than max_side pixels a side, or more than max_pixels in all (0: no
+ * such limit), before any of its images is allocated.
+ */
+void
+PbCoverageCheckSize(const PbCoverageCall *call, const PbCoverageSlide *s, int64 max_side,
+					int64 max_pixels, const char *operation)
+{
+	if ((max_side > 0 && (s->grid.width > max_side || s->grid.height > max_side)) ||
+		(max_pixels > 0 && s->grid.width * s->grid.height > max_pixels))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: %sthe tiles span %lld x %lld pixels, more than the %s takes",
+						call->caller, SlideLabel(call, s->index), (long long) s->grid.width,
+						(long long) s->grid.height, operation),
+				 max_side > 0 ?
+				 errdetail("The %s takes at most %lld pixels a side.", operation, (long long) max_side) :
+				 errdetail("The %s takes at most %lld pixels.", operation, (long long) max_pixels)));
+}
+
 /* Free role's WKB values, read into the slide's images. */
 static void
 FreeRole(PbCoverageSlide *s, int role)

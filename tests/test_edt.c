@@ -228,6 +228,35 @@ test_edt_sparse_large(void)
 	}
 }
 
+/*
+ * The largest side, PB_EDT_MAX_SIDE, both ways (strips two pixels thick):
+ * distances along the whole side, every spacing, against the brute force.
+ */
+void
+test_edt_largest_side(void)
+{
+	Rng			r = {1717};
+
+	for (int iter = 0; iter < 2; iter++)
+	{
+		int			w = iter == 0 ? PB_EDT_MAX_SIDE : 2;
+		int			h = iter == 0 ? 2 : PB_EDT_MAX_SIDE;
+		int64_t		n = (int64_t) w * h;
+		uint8_t    *fg = XMalloc((size_t) n);
+
+		memset(fg, 1, (size_t) n);
+		fg[0] = 0;				/* one corner: distances up to the whole side */
+		for (int p = 0; p < 3; p++)
+			fg[RngRange(&r, n / 2, n - 1)] = 0;
+		for (int s = 0; s < NSPACINGS; s++)
+		{
+			pb_test_context("%dx%d spacing (%g, %g)", w, h, spacings[s][0], spacings[s][1]);
+			CheckAgainstBrute(fg, w, h, spacings[s][0], spacings[s][1], 2);
+		}
+		free(fg);
+	}
+}
+
 /* All background: zero everywhere, every pixel its own nearest. */
 void
 test_edt_all_background(void)
@@ -475,8 +504,8 @@ test_edt_badarg(void)
 
 	CHECK_INT(PbDistanceCpu(fg, -1, 2, 1, 1, dist, near, &run), PB_ERR_BADARG);
 	CHECK_INT(PbDistanceCpu(fg, 2, -1, 1, 1, dist, near, &run), PB_ERR_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 65536, 1, 1, 1, dist, near, &run), PB_ERR_BADARG);
-	CHECK_INT(PbDistanceCpu(fg, 1, 65536, 1, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, PB_EDT_MAX_SIDE + 1, 1, 1, 1, dist, near, &run), PB_ERR_BADARG);
+	CHECK_INT(PbDistanceCpu(fg, 1, PB_EDT_MAX_SIDE + 1, 1, 1, dist, near, &run), PB_ERR_BADARG);
 	CHECK_INT(PbDistanceCpu(fg, 2, 2, 0, 1, dist, near, &run), PB_ERR_BADARG);
 	CHECK_INT(PbDistanceCpu(fg, 2, 2, 1, 0, dist, near, &run), PB_ERR_BADARG);
 	CHECK_INT(PbDistanceCpu(fg, 2, 2, -1, 1, dist, near, &run), PB_ERR_BADARG);

@@ -868,13 +868,14 @@ test_rgpu_edt_random(void)
 		}
 }
 
-/* All background, all foreground, one background pixel, lines. */
+/* All background, all foreground, one background pixel, lines; up to the largest sides. */
 void
 test_rgpu_edt_special(void)
 {
-	static const int sizes[][2] = {{1, 1}, {5, 1}, {1, 5}, {37, 23}, {600, 400}};
+	static const int sizes[][2] = {{1, 1}, {5, 1}, {1, 5}, {37, 23}, {600, 400},
+	{PB_EDT_MAX_SIDE, 2}, {2, PB_EDT_MAX_SIDE}};
 
-	for (int s = 0; s < 5; s++)
+	for (int s = 0; s < (int) (sizeof(sizes) / sizeof(sizes[0])); s++)
 	{
 		int			w = sizes[s][0],
 					h = sizes[s][1];
@@ -959,8 +960,12 @@ test_rgpu_edt_poll_badarg(void)
 		pb_check_fail(__FILE__, __LINE__, "counting poll: returned %d (%s), %d calls", rc, err, calls);
 	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, 64, 64, 0, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "spacing 0 accepted");
-	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, 70000, 1, 1, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
-		pb_check_fail(__FILE__, __LINE__, "width 70000 accepted");
+	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, PB_EDT_MAX_SIDE + 1, 1, 1, 1, d, NULL, NULL, NULL, NULL,
+					  err, sizeof(err)) != -1)
+		pb_check_fail(__FILE__, __LINE__, "width %d accepted", PB_EDT_MAX_SIDE + 1);
+	if (PbGpuDistance(TestGpu(GPU_BUDGET), fg, 1, PB_EDT_MAX_SIDE + 1, 1, 1, d, NULL, NULL, NULL, NULL,
+					  err, sizeof(err)) != -1)
+		pb_check_fail(__FILE__, __LINE__, "height %d accepted", PB_EDT_MAX_SIDE + 1);
 	if (PbGpuDistance(TestGpu(64), fg, 64, 64, 1, 1, d, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "a budget of 64 bytes accepted");
 	else

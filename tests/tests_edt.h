@@ -9,6 +9,7 @@
 	X(test_edt_random_vs_brute) \
 	X(test_edt_line_shapes) \
 	X(test_edt_sparse_large) \
+	X(test_edt_largest_side) \
 	X(test_edt_all_background) \
 	X(test_edt_all_foreground) \
 	X(test_edt_corner_pixel) \

@@ -39,9 +39,9 @@
  * to that virtual pixel: sqrt(((y + 1) * sy)^2 + (x * sx)^2).  We output
  * those same distances, and nearest = -1 for every pixel.
  *
- * Sizes: width and height at most EDT_MAX_SIDE (65535), so that the exact
- * int64 envelope test cannot overflow and its coefficients stay below
- * 2^53 (exact as doubles); larger sizes are PB_ERR_BADARG.
+ * Sizes: width and height at most PB_EDT_MAX_SIDE (image.h), so that the
+ * exact int64 envelope test cannot overflow and its coefficients stay
+ * below 2^53 (exact as doubles); larger sizes are PB_ERR_BADARG.
  *
  * Threads: both passes run through PbParallelFor, the caller polling
  * between chunks.  Each row chunk borrows one of a few preallocated
@@ -57,7 +57,6 @@
 #include "image.h"
 #include "raster_rules.h"
 
-#define EDT_MAX_SIDE 65535
 #define EDT_COL_CHUNK 64		/* adjacent columns per column-pass item */
 #define EDT_ROW_PIXELS 65536	/* pixels per row-pass item (>= one row) */
 #define EDT_MAX_SLOTS 256		/* scratch slots: threads running at once */
@@ -443,7 +442,7 @@ PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,
 	void	   *block;
 	PbStatus st;
 
-	if (width < 0 || height < 0 || width > EDT_MAX_SIDE || height > EDT_MAX_SIDE)
+	if (width < 0 || height < 0 || width > PB_EDT_MAX_SIDE || height > PB_EDT_MAX_SIDE)
 		return PB_ERR_BADARG;
 	if (!(sy > 0) || !(sx > 0) || !isfinite(sy) || !isfinite(sx))
 		return PB_ERR_BADARG;

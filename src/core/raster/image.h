@@ -128,10 +128,18 @@ PbStatus	PbReconCheck(const PbImage *marker, const PbImage *mask,
 						 int connectivity, PbReconOp op);
 
 /*
+ * The largest side of the exact distance transform (CPU and GPU): 2^17,
+ * so that every integer coefficient of its envelope test (side times a
+ * squared side, three of them summed) stays below 2^53, exact as a double
+ * and far inside int64.  Whole slides of 131072 pixels a side fit.
+ */
+#define PB_EDT_MAX_SIDE 131072
+
+/*
  * Exact Euclidean distance transform.  fg[i] != 0 marks foreground; each
  * foreground pixel gets the distance to the nearest background pixel,
  * background pixels 0.  Spacing: row step sy, column step sx (> 0, finite);
- * sides up to 65535.  With no background pixel at all the distances are
+ * sides up to PB_EDT_MAX_SIDE.  With no background pixel at all the distances are
  * SciPy's: to a virtual background pixel at row -1, column 0.  nearest
  * (optional) receives, per pixel, y * width + x of a nearest background
  * pixel (-1 when there is none).  Distances equal SciPy's

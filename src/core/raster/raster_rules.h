@@ -128,9 +128,10 @@ PbFloatOfLevel(uint32_t level)
 
 /*
  * Steps within 2^-480 .. 2^480 of each other's direction: squared
- * distances of up to 65535 of them are normal doubles, neither overflowing
- * nor underflowing.  Steps more than 2^500 apart: one step of the larger
- * outweighs any difference along the smaller (65535 of them) many times.
+ * distances of up to PB_EDT_MAX_SIDE (2^17) of them are normal doubles,
+ * neither overflowing nor underflowing.  Steps more than 2^500 apart: one
+ * step of the larger outweighs any difference along the smaller
+ * (PB_EDT_MAX_SIDE of them) many times.
  */
 #define PB_EDT_SAFE_EXP 480
 #define PB_EDT_APART_EXP 500

@@ -457,65 +457,121 @@ MarkNeighbours(const ReconPlan *pl, size_t t, unsigned sides, unsigned char *dir
 	return any;
 }
 
+/* A call's tiles and what visiting one needs (see SweepTiles). */
+struct TileRun
+{
+	RgCtx	   *c;
+	const ReconPlan *pl;
+	const ReconKernels *kr;
+	ReconBufs  *b;
+	PbImage    *marker;
+	const PbImage *mask;
+	PbPollFn	poll;
+	void	   *poll_arg;
+	PbRasterGpuStats *st;
+	char	   *err;
+	size_t		err_len;
+	char	   *ring;			/* through the host: a tile's saved border */
+	int		  **tj,
+			  **ti;				/* resident: each tile's keys of marker and mask */
+	int		   *dring;			/* resident: a tile's saved border on the device */
+	unsigned   *dsides;			/* resident: the sides that changed */
+};
+
 /*
- * Sweep the tiles through the host until no tile's border changes: each
- * dirty tile is loaded with its halo from marker, reconstructed and its
- * interior stored back.  0, 1 when polled to stop, -1 with a reason.
+ * Run tile t of u; 0 with *sides the RC_SIDE_* bits of the sides of its
+ * interior that changed, 1 when polled to stop, -1 with a reason.
+ */
+typedef int (*TileVisit) (TileRun *u, size_t t, unsigned *sides);
+
+/*
+ * Visit the dirty tiles, sweeping alternately forwards and backwards,
+ * until none is: the sides of a tile that changed mark the neighbours
+ * beside them dirty.  0, 1 when polled to stop, -1 with a reason.
  */
 static int
-RunThroughHost(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
-			   PbImage *marker, const PbImage *mask, PbPollFn poll, void *poll_arg,
-			   PbRasterGpuStats *st, char *err, size_t err_len)
+SweepTiles(TileRun *u, TileVisit visit)
 {
-	size_t		ntiles = (size_t) pl->ntx * pl->nty;
+	size_t		ntiles = (size_t) u->pl->ntx * u->pl->nty;
 	unsigned char *dirty = (unsigned char *) malloc(ntiles);
-	char	   *ring = (char *) malloc((size_t) 2 * (pl->tw + pl->th) * pl->ps + 16);
 	int			rc = 0;
 	int			sweep = 0;
 	bool		any;
 
-	if (dirty == NULL || ring == NULL)
+	if (dirty == NULL)
 	{
-		snprintf(err, err_len, "out of host memory");
-		rc = -1;
-		goto done;
+		snprintf(u->err, u->err_len, "out of host memory");
+		return -1;
 	}
 	memset(dirty, 1, ntiles);
-	do							/* alternately forwards and backwards */
+	do
 	{
 		any = false;
 		for (size_t k = 0; k < ntiles && rc == 0; k++)
 		{
 			size_t		t = sweep % 2 == 0 ? k : ntiles - 1 - k;
-			TileRect	r = TileOf(pl, t);
+			unsigned	sides = 0;
 
 			if (!dirty[t])
 				continue;
 			dirty[t] = 0;
-			if (ntiles > 1)
-				SaveRing(marker, pl->ps, r.x0, r.y0, r.x1, r.y1, ring);
-			if (LoadTile(c, pl, kr, b->stage, b->J, b->I, marker, mask, &r, st, err, err_len) != 0)
-			{
-				rc = -1;
-				break;
-			}
-			rc = Propagate(c, pl, kr, b, b->J, b->I, r.rx1 - r.rx0, r.ry1 - r.ry0, poll, poll_arg,
-						   st, err, err_len);
-			if (rc != 0)
-				break;
-			if (StoreTile(c, pl, kr, b->stage, b->J, marker, &r, st, err, err_len) != 0)
-			{
-				rc = -1;
-				break;
-			}
-			if (ntiles > 1 && RingChanged(marker, pl->ps, r.x0, r.y0, r.x1, r.y1, ring))
-				any |= MarkNeighbours(pl, t, RC_SIDE_ALL, dirty);
+			rc = visit(u, t, &sides);
+			if (rc == 0)
+				any |= MarkNeighbours(u->pl, t, sides, dirty);
 		}
 		sweep++;
 	} while (any && rc == 0);
-done:
 	free(dirty);
-	free(ring);
+	return rc;
+}
+
+/*
+ * TileVisit through the host: load tile t with its halo from marker,
+ * reconstruct it, store its interior back; any change of its border
+ * counts for every side.
+ */
+static int
+VisitThroughHost(TileRun *u, size_t t, unsigned *sides)
+{
+	const ReconPlan *pl = u->pl;
+	TileRect	r = TileOf(pl, t);
+	bool		tiled = pl->ntx * pl->nty > 1;
+	int			rc;
+
+	if (tiled)
+		SaveRing(u->marker, pl->ps, r.x0, r.y0, r.x1, r.y1, u->ring);
+	if (LoadTile(u->c, pl, u->kr, u->b->stage, u->b->J, u->b->I, u->marker, u->mask, &r, u->st,
+				 u->err, u->err_len) != 0)
+		return -1;
+	rc = Propagate(u->c, pl, u->kr, u->b, u->b->J, u->b->I, r.rx1 - r.rx0, r.ry1 - r.ry0,
+				   u->poll, u->poll_arg, u->st, u->err, u->err_len);
+	if (rc != 0)
+		return rc;
+	if (StoreTile(u->c, pl, u->kr, u->b->stage, u->b->J, u->marker, &r, u->st, u->err,
+				  u->err_len) != 0)
+		return -1;
+	*sides = tiled && RingChanged(u->marker, pl->ps, r.x0, r.y0, r.x1, r.y1, u->ring)
+		? RC_SIDE_ALL : 0;
+	return 0;
+}
+
+/*
+ * Reconstruct tile by tile through the host until no tile's border
+ * changes.  0, 1 when polled to stop, -1 with a reason.
+ */
+static int
+RunThroughHost(TileRun *u)
+{
+	int			rc;
+
+	u->ring = (char *) malloc((size_t) 2 * (u->pl->tw + u->pl->th) * u->pl->ps + 16);
+	if (u->ring == NULL)
+	{
+		snprintf(u->err, u->err_len, "out of host memory");
+		return -1;
+	}
+	rc = SweepTiles(u, VisitThroughHost);
+	free(u->ring);
 	return rc;
 }
 
@@ -563,101 +619,102 @@ RefreshHalo(RgCtx *c, const ReconPlan *pl, int *const *tj, size_t t)
 }
 
 /*
- * Reconstruct with every tile resident on the device: each tile is loaded
- * once; a dirty tile's halo is refreshed from its neighbours on the
- * device, it is reconstructed, and the sides of its interior that changed
- * mark the neighbours beside them dirty, until none is; then every
- * interior is stored back.  0, 1 when polled to stop, -1 with a reason.
+ * TileVisit of resident tiles: refresh tile t's halo from its neighbours
+ * on the device, reconstruct it, and compare the border of its interior
+ * with the one before, side by side.
  */
 static int
-RunResident(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, ReconBufs *b,
-			PbImage *marker, const PbImage *mask, PbPollFn poll, void *poll_arg,
-			PbRasterGpuStats *st, char *err, size_t err_len)
+VisitResident(TileRun *u, size_t t, unsigned *sides)
 {
-	size_t		ntiles = (size_t) pl->ntx * pl->nty;
-	int		  **tj = (int **) calloc(ntiles, sizeof(int *));
-	int		  **ti = (int **) calloc(ntiles, sizeof(int *));
-	unsigned char *dirty = (unsigned char *) malloc(ntiles);
-	int		   *ring = NULL;
-	unsigned   *sides = NULL;
-	int			rc = 0;
-	int			sweep = 0;
-	bool		any;
+	RgCtx	   *c = u->c;
+	TileRect	r = TileOf(u->pl, t);
+	int			rw = r.rx1 - r.rx0;
+	char	   *err = u->err;
+	size_t		err_len = u->err_len;
+	int			rc;
 
-	if (tj == NULL || ti == NULL || dirty == NULL)
+	RG_TRY(RgTimeStart(c), "timing");
+	RG_TRY(RefreshHalo(c, u->pl, u->tj, t), "exchanging tile borders on the GPU");
+	RcLaunchRing(u->tj[t], rw, r.x0 - r.rx0, r.y0 - r.ry0, r.x1 - r.x0, r.y1 - r.y0,
+				 u->dring, NULL, c->stream);
+	RG_TRY(cudaGetLastError(), "launching the border save");
+	RG_TRY(RgTimeEnd(c, &u->st->transfer_ms), "exchanging tile borders on the GPU");
+	rc = Propagate(c, u->pl, u->kr, u->b, u->tj[t], u->ti[t], rw, r.ry1 - r.ry0, u->poll,
+				   u->poll_arg, u->st, err, err_len);
+	if (rc != 0)
+		return rc;
+	RG_TRY(RgTimeStart(c), "timing");
+	RG_TRY(cudaMemsetAsync(u->dsides, 0, sizeof(unsigned), c->stream), "clearing a counter");
+	RcLaunchRing(u->tj[t], rw, r.x0 - r.rx0, r.y0 - r.ry0, r.x1 - r.x0, r.y1 - r.y0,
+				 u->dring, u->dsides, c->stream);
+	RG_TRY(cudaGetLastError(), "launching the border comparison");
+	RG_TRY(cudaMemcpyAsync(c->h_small, u->dsides, sizeof(unsigned), cudaMemcpyDeviceToHost,
+						   c->stream), "reading counters");
+	RG_TRY(RgTimeEnd(c, &u->st->kernel_ms), "comparing the tile border");
+	*sides = c->h_small[0];
+	return 0;
+fail:
+	return -1;
+}
+
+/*
+ * Reconstruct with every tile resident on the device: each tile is loaded
+ * once, swept (VisitResident) until none is dirty, and its interior
+ * stored back.  0, 1 when polled to stop, -1 with a reason.
+ */
+static int
+RunResident(TileRun *u)
+{
+	RgCtx	   *c = u->c;
+	const ReconPlan *pl = u->pl;
+	size_t		ntiles = (size_t) pl->ntx * pl->nty;
+	char	   *err = u->err;
+	size_t		err_len = u->err_len;
+	int			rc = 0;
+
+	u->tj = (int **) calloc(ntiles, sizeof(int *));
+	u->ti = (int **) calloc(ntiles, sizeof(int *));
+	if (u->tj == NULL || u->ti == NULL)
 	{
 		snprintf(err, err_len, "out of host memory");
 		rc = -1;
 		goto done;
 	}
-	RG_TRY(RgAlloc(c, (void **) &ring, (size_t) 2 * (pl->tw + pl->th) * sizeof(int)),
+	RG_TRY(RgAlloc(c, (void **) &u->dring, (size_t) 2 * (pl->tw + pl->th) * sizeof(int)),
 		   "allocating GPU memory for the tile borders");
-	RG_TRY(RgAlloc(c, (void **) &sides, sizeof(unsigned)), "allocating GPU memory for counters");
+	RG_TRY(RgAlloc(c, (void **) &u->dsides, sizeof(unsigned)), "allocating GPU memory for counters");
 	for (size_t t = 0; t < ntiles; t++)
 	{
 		TileRect	r = TileOf(pl, t);
 		size_t		n = (size_t) (r.rx1 - r.rx0) * (r.ry1 - r.ry0);
 
-		RG_TRY(RgAlloc(c, (void **) &tj[t], n * sizeof(int)), "allocating GPU memory for the marker");
-		RG_TRY(RgAlloc(c, (void **) &ti[t], n * sizeof(int)), "allocating GPU memory for the mask");
-		if (LoadTile(c, pl, kr, b->stage, tj[t], ti[t], marker, mask, &r, st, err, err_len) != 0)
+		RG_TRY(RgAlloc(c, (void **) &u->tj[t], n * sizeof(int)), "allocating GPU memory for the marker");
+		RG_TRY(RgAlloc(c, (void **) &u->ti[t], n * sizeof(int)), "allocating GPU memory for the mask");
+		if (LoadTile(c, pl, u->kr, u->b->stage, u->tj[t], u->ti[t], u->marker, u->mask, &r, u->st,
+					 err, err_len) != 0)
 			goto fail;
 	}
-	memset(dirty, 1, ntiles);
-	do							/* alternately forwards and backwards */
-	{
-		any = false;
-		for (size_t k = 0; k < ntiles && rc == 0; k++)
-		{
-			size_t		t = sweep % 2 == 0 ? k : ntiles - 1 - k;
-			TileRect	r = TileOf(pl, t);
-			int			rw = r.rx1 - r.rx0;
-
-			if (!dirty[t])
-				continue;
-			dirty[t] = 0;
-			RG_TRY(RgTimeStart(c), "timing");
-			RG_TRY(RefreshHalo(c, pl, tj, t), "exchanging tile borders on the GPU");
-			RcLaunchRing(tj[t], rw, r.x0 - r.rx0, r.y0 - r.ry0, r.x1 - r.x0, r.y1 - r.y0,
-						 ring, NULL, c->stream);
-			RG_TRY(cudaGetLastError(), "launching the border save");
-			RG_TRY(RgTimeEnd(c, &st->transfer_ms), "exchanging tile borders on the GPU");
-			rc = Propagate(c, pl, kr, b, tj[t], ti[t], rw, r.ry1 - r.ry0, poll, poll_arg,
-						   st, err, err_len);
-			if (rc != 0)
-				break;
-			RG_TRY(RgTimeStart(c), "timing");
-			RG_TRY(cudaMemsetAsync(sides, 0, sizeof(unsigned), c->stream), "clearing a counter");
-			RcLaunchRing(tj[t], rw, r.x0 - r.rx0, r.y0 - r.ry0, r.x1 - r.x0, r.y1 - r.y0,
-						 ring, sides, c->stream);
-			RG_TRY(cudaGetLastError(), "launching the border comparison");
-			RG_TRY(cudaMemcpyAsync(c->h_small, sides, sizeof(unsigned), cudaMemcpyDeviceToHost,
-								   c->stream), "reading counters");
-			RG_TRY(RgTimeEnd(c, &st->kernel_ms), "comparing the tile border");
-			any |= MarkNeighbours(pl, t, c->h_small[0], dirty);
-		}
-		sweep++;
-	} while (any && rc == 0);
+	rc = SweepTiles(u, VisitResident);
 	for (size_t t = 0; t < ntiles && rc == 0; t++)
 	{
 		TileRect	r = TileOf(pl, t);
 
-		if (StoreTile(c, pl, kr, b->stage, tj[t], marker, &r, st, err, err_len) != 0)
+		if (StoreTile(c, pl, u->kr, u->b->stage, u->tj[t], u->marker, &r, u->st, err,
+					  err_len) != 0)
 			goto fail;
 	}
 	goto done;
 fail:
 	rc = -1;
 done:
-	for (size_t t = 0; tj != NULL && t < ntiles; t++)
-		RgFree(c, tj[t]);
-	for (size_t t = 0; ti != NULL && t < ntiles; t++)
-		RgFree(c, ti[t]);
-	RgFree(c, ring);
-	RgFree(c, sides);
-	free(tj);
-	free(ti);
-	free(dirty);
+	for (size_t t = 0; u->tj != NULL && t < ntiles; t++)
+		RgFree(c, u->tj[t]);
+	for (size_t t = 0; u->ti != NULL && t < ntiles; t++)
+		RgFree(c, u->ti[t]);
+	RgFree(c, u->dring);
+	RgFree(c, u->dsides);
+	free(u->tj);
+	free(u->ti);
 	return rc;
 }
 
@@ -717,6 +774,7 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 	ReconPlan	pl;
 	ReconKernels kr;
 	ReconBufs	b;
+	TileRun		u;
 	int			occ = 0;
 	int			rc = -1;
 	bool		er = op == PB_RECON_ERODE;
@@ -771,8 +829,19 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 	RG_TRY(RgAlloc(c, (void **) &b.regions, (size_t) 2 * pl.nblocks * pl.cb * sizeof(int)),
 		   "allocating GPU memory for the queues");
 	RG_TRY(RgAlloc(c, (void **) &b.cnt, RC_NWORDS * sizeof(unsigned)), "allocating GPU memory for counters");
-	rc = pl.resident ? RunResident(c, &pl, &kr, &b, marker, mask, poll, poll_arg, &st, err, err_len)
-		: RunThroughHost(c, &pl, &kr, &b, marker, mask, poll, poll_arg, &st, err, err_len);
+	memset(&u, 0, sizeof(u));
+	u.c = c;
+	u.pl = &pl;
+	u.kr = &kr;
+	u.b = &b;
+	u.marker = marker;
+	u.mask = mask;
+	u.poll = poll;
+	u.poll_arg = poll_arg;
+	u.st = &st;
+	u.err = err;
+	u.err_len = err_len;
+	rc = pl.resident ? RunResident(&u) : RunThroughHost(&u);
 	goto done;
 fail:
 	rc = -1;

@@ -520,6 +520,39 @@ test_rgpu_recon_hmaxima(void)
 }
 
 /*
+ * Case k of the tiled tests, into mask (made here, w x h of type t) and
+ * the returned marker, *op possibly changed: k % 6 < 2 a spiral flooded
+ * from its corner, < 4 holes filled from the border, else random fields.
+ */
+static PbImage
+TiledCase(int k, int w, int h, PbPixType t, Rng *r, PbImage *mask, PbReconOp *op)
+{
+	PbImage		mk;
+
+	*mask = ImgNew(w, h, t);
+	if (k % 6 < 2)
+	{
+		SpiralMask(mask, r, 20, 250, *op == PB_RECON_DILATE ? 0 : 255);
+		mk = ImgNew(w, h, t);
+		for (size_t i = 0; i < (size_t) w * h; i++)
+			PbPixSet(&mk, i, *op == PB_RECON_DILATE ? 0 : 255);
+		PbPixSet(&mk, 0, PbPixGet(mask, 0));
+	}
+	else if (k % 6 < 4)
+	{
+		HoleMask(mask, r, 25, 0.02);
+		mk = BorderMarker(mask);
+		*op = PB_RECON_ERODE;
+	}
+	else
+	{
+		ImgFill(mask, r, 1);
+		mk = MarkerFor(mask, *op, r, 0);
+	}
+	return mk;
+}
+
+/*
  * A tiny budget cuts the image into tiles: still equal to the CPU (and so
  * to the untiled run), also for a spiral crossing the tiles many times.
  */
@@ -532,30 +565,11 @@ test_rgpu_recon_tiles(void)
 	{
 		PbPixType	t = k % 3 == 0 ? PB_PIX_8BUI : k % 3 == 1 ? PB_PIX_16BUI : PB_PIX_32BF;
 		PbReconOp	op = (PbReconOp) (k & 1);
-		PbImage		mask = ImgNew(301, 207, t);
-		PbImage		mk;
+		PbImage		mask;
+		PbImage		mk = TiledCase(k, 301, 207, t, &r, &mask, &op);
 		PbRasterGpuStats st;
 		size_t		budget = (size_t) 96 << 10;
 
-		if (k < 2)
-		{
-			SpiralMask(&mask, &r, 20, 250, op == PB_RECON_DILATE ? 0 : 255);
-			mk = ImgNew(301, 207, t);
-			for (size_t i = 0; i < (size_t) 301 * 207; i++)
-				PbPixSet(&mk, i, op == PB_RECON_DILATE ? 0 : 255);
-			PbPixSet(&mk, 0, PbPixGet(&mask, 0));
-		}
-		else if (k < 4)
-		{
-			HoleMask(&mask, &r, 25, 0.02);
-			mk = BorderMarker(&mask);
-			op = PB_RECON_ERODE;
-		}
-		else
-		{
-			ImgFill(&mask, &r, 1);
-			mk = MarkerFor(&mask, op, &r, 0);
-		}
 		memset(&st, 0, sizeof(st));
 		CheckRecon(&mk, &mask, 4 + 4 * (k / 2 % 2), op, budget, "tiny budget", &st);
 		if (st.tiles <= 1)
@@ -583,31 +597,10 @@ test_rgpu_recon_resident(void)
 	{
 		PbPixType	t = k % 3 == 0 ? PB_PIX_8BUI : k % 3 == 1 ? PB_PIX_16BUI : PB_PIX_32BF;
 		PbReconOp	op = (PbReconOp) (k & 1);
-		int			w = k < 6 ? 301 : 37,
-					h = k < 6 ? 207 : 23;
-		PbImage		mask = ImgNew(w, h, t);
-		PbImage		mk;
+		PbImage		mask;
+		PbImage		mk = TiledCase(k, k < 6 ? 301 : 37, k < 6 ? 207 : 23, t, &r, &mask, &op);
 		PbRasterGpuStats st;
 
-		if (k < 2 || k >= 6)
-		{
-			SpiralMask(&mask, &r, 20, 250, op == PB_RECON_DILATE ? 0 : 255);
-			mk = ImgNew(w, h, t);
-			for (size_t i = 0; i < (size_t) w * h; i++)
-				PbPixSet(&mk, i, op == PB_RECON_DILATE ? 0 : 255);
-			PbPixSet(&mk, 0, PbPixGet(&mask, 0));
-		}
-		else if (k < 4)
-		{
-			HoleMask(&mask, &r, 25, 0.02);
-			mk = BorderMarker(&mask);
-			op = PB_RECON_ERODE;
-		}
-		else
-		{
-			ImgFill(&mask, &r, 1);
-			mk = MarkerFor(&mask, op, &r, 0);
-		}
 		memset(&st, 0, sizeof(st));
 		PbGpuReconTestTileCap(k < 6 ? 2000 : 16);
 		CheckRecon(&mk, &mask, 4 + 4 * (k / 2 % 2), op, GPU_BUDGET, "resident tiles", &st);

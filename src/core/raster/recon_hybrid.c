@@ -150,7 +150,10 @@ Release(Sched *s, const Region *r)
 	s->running--;
 }
 
-/* A CPU thread's next cell (under s->lock): the oldest dirty, idle one no device waits for. */
+/*
+ * A CPU thread's next cell (under s->lock): the oldest dirty, idle one no
+ * device waits for.
+ */
 static bool
 PickCell(Sched *s, Region *r)
 {
@@ -173,7 +176,10 @@ PickCell(Sched *s, Region *r)
 	return false;
 }
 
-/* Mark region r's cells wanted by a device (on) or no longer (off, queueing the dirty ones). */
+/*
+ * Mark region r's cells wanted by a device (on), or no longer (off,
+ * queueing its dirty idle cells again).
+ */
 static void
 Want(Sched *s, const Region *r, bool on)
 {

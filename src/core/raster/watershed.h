@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define PB_WS_INF UINT32_MAX	/* no level / no distance yet */
-/* The most pixels of a watershed: pixel index + 1 stays a label below PB_WS_INF - 1. */
+/* The most pixels of a watershed: pixel index + 1 stays below PB_WS_INF - 1. */
 #define PB_WS_MAX_PIXELS ((uint64_t) PB_WS_INF - 2)
 
 /* What to segment. */

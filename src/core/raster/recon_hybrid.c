@@ -45,6 +45,8 @@ typedef struct Worker
 	bool		polls;			/* the calling thread: it polls run->poll */
 	bool		waiting;		/* a device waiting for block want to be free */
 	Region		want;
+	void	   *scratch[2];		/* a region's marker and mask, kept for the next */
+	size_t		scratch_bytes;	/* the size of each */
 	int64_t		regions[2],
 				pixels[2];		/* [0]: on the device, [1]: as a CPU thread */
 	double		busy_s[2];
@@ -472,16 +474,24 @@ RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 	PbRun		one = {1, 0, NULL, NULL};	/* a cell is one thread's */
 	double		t0 = PbMonotonicSeconds();
 
-	sub.data = malloc(npix * PbPixSize(sub.type));
-	submask.data = malloc(npix * PbPixSize(sub.type));
-	if (sub.data == NULL || submask.data == NULL)
+	/* the worker's scratch, grown when needed: large fresh memory costs page faults */
+	if (npix * PbPixSize(sub.type) > w->scratch_bytes)
 	{
-		free(sub.data);
-		free(submask.data);
-		if (on_dev)
-			snprintf(w->dev->err, sizeof(w->dev->err), "out of host memory for a region");
-		return false;
+		free(w->scratch[0]);
+		free(w->scratch[1]);
+		w->scratch_bytes = npix * PbPixSize(sub.type);
+		w->scratch[0] = malloc(w->scratch_bytes);
+		w->scratch[1] = malloc(w->scratch_bytes);
+		if (w->scratch[0] == NULL || w->scratch[1] == NULL)
+		{
+			w->scratch_bytes = 0;
+			if (on_dev)
+				snprintf(w->dev->err, sizeof(w->dev->err), "out of host memory for a region");
+			return false;
+		}
 	}
+	sub.data = w->scratch[0];
+	submask.data = w->scratch[1];
 	CopyOut(s, r, &h, &sub, &submask);
 	if (on_dev)
 		rc = w->dev->run(w->dev->ctx, &sub, &submask, s->conn, s->op, w->dev->err,
@@ -493,8 +503,6 @@ RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 	/* a failed run leaves a partial reconstruction: still worth keeping */
 	if (!CopyBack(s, r, &h, &sub))
 		rc = -1;
-	free(sub.data);
-	free(submask.data);
 	w->busy_s[!on_dev] += PbMonotonicSeconds() - t0;
 	if (rc == 0)
 	{
@@ -729,6 +737,8 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 		stats->cpu_regions += workers[i].regions[1];
 		stats->cpu_pixels += workers[i].pixels[1];
 		stats->cpu_busy_s += workers[i].busy_s[1];
+		free(workers[i].scratch[0]);
+		free(workers[i].scratch[1]);
 	}
 	SchedFree(&s, true);
 	return s.status;

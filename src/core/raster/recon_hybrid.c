@@ -167,7 +167,7 @@ PickCell(Sched *s, Region *r)
 		s->queued[c] = 0;
 		/*
 		 * a busy cell is queued again when its region is given back; a
-		 * wanted one is the device's (or queued again if it gives up)
+		 * wanted one is the device's
 		 */
 		if (s->dirty[c] && !s->busy[c] && !s->wanted[c])
 		{
@@ -179,21 +179,15 @@ PickCell(Sched *s, Region *r)
 }
 
 /*
- * Mark region r's cells wanted by a device (on), or no longer (off,
- * queueing its dirty idle cells again).
+ * Mark region r's cells wanted by a device (on), or no longer (off: the
+ * device takes the region at once, so its dirty cells need no queueing).
  */
 static void
 Want(Sched *s, const Region *r, bool on)
 {
 	for (int64_t cy = r->cy0; cy < r->cy1; cy++)
 		for (int64_t cx = r->cx0; cx < r->cx1; cx++)
-		{
-			int64_t		c = cy * s->ncx + cx;
-
-			s->wanted[c] = on;
-			if (!on && s->dirty[c] && !s->busy[c])
-				Queue(s, c);
-		}
+			s->wanted[cy * s->ncx + cx] = on;
 }
 
 /* Whether no cell of region r is busy. */

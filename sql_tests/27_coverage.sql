@@ -157,8 +157,8 @@ SELECT * FROM pb_coverage_fill_holes(
   'SELECT ST_AddBand(ST_MakeEmptyRaster(1, 1, x, 0, 1, -1, 0, 0), ''8BUI''::text, 1, 0) AS rast
    FROM (VALUES (0), (3000000000)) v(x)');
 -- slides larger than the distance transform (131072 a side) or the
--- watershed (2^32 - 2 pixels) take, refused before any image is made;
--- the largest side is taken
+-- watershed (2^32 pixels with markers, 2^32 - 2 without) take, refused
+-- before any image is made; the largest side is taken
 SELECT count(*) AS tiles, max(ST_Value(rast, 1, 1)) AS distance FROM pb_coverage_distance_transform(
   'SELECT ST_AddBand(ST_MakeEmptyRaster(1, 1, x, 0, 1, -1, 0, 0), ''8BUI''::text, 1, 0) AS rast
    FROM (VALUES (0), (131071)) v(x)');
@@ -168,6 +168,10 @@ SELECT * FROM pb_coverage_distance_transform(
 SELECT * FROM pb_coverage_watershed(
   'SELECT 7 AS slide, ST_AddBand(ST_MakeEmptyRaster(1, 1, x, -x, 1, -1, 0, 0), ''8BUI''::text, 1, 0) AS rast
    FROM (VALUES (0), (65535)) v(x)');
+SELECT * FROM pb_coverage_watershed(
+  'SELECT 8 AS slide, r AS rast, r AS markers
+   FROM (SELECT ST_AddBand(ST_MakeEmptyRaster(1, 1, x, -y, 1, -1, 0, 0), ''32BUI''::text, 1, 0) AS r
+         FROM (VALUES (0, 0), (65535, 65536)) v(x, y)) t');
 -- options
 SELECT * FROM pb_coverage_fill_holes('SELECT rast FROM slides', 6);
 SELECT * FROM pb_coverage_reconstruct('SELECT marker, rast AS mask FROM slides', 8, 'opening');

@@ -459,6 +459,19 @@ test_ws_badarg(void)
 	s.image.width = 70000;
 	s.image.height = 70000;
 	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);	/* labels would overflow */
+	/* marker-less: a minimum's index + 1 stays apart from 0 and PB_WS_INF */
+	s.image.width = 65536;
+	s.image.height = 65536;
+	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
+	s.image.height = 65535;
+	CHECK_INT(PbWatershedCheck(&s), PB_OK);
+	/* with markers: 2^32 pixels */
+	s.markers = labels;
+	s.image.height = 65536;
+	CHECK_INT(PbWatershedCheck(&s), PB_OK);
+	s.image.height = 65537;
+	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
+	s.markers = NULL;
 	s.image.width = 2;
 	s.image.height = 2;
 	s.image.data = NULL;

@@ -69,8 +69,32 @@ extern "C" {
 #endif
 
 #define PB_WS_INF UINT32_MAX	/* no level / no distance yet */
-/* The most pixels of a watershed: pixel index + 1 stays below PB_WS_INF - 1. */
-#define PB_WS_MAX_PIXELS ((uint64_t) PB_WS_INF - 2)
+
+/*
+ * The most pixels of a marker-controlled watershed: 2^32 (65536 x 65536).
+ * A distance d(u) counts the steps of a shortest path of distinct pixels,
+ * so d <= n - 1, and d = n - 1 only when that path takes every pixel of
+ * the image: one pixel wide or high (PbImage's int32 sides keep those
+ * below 2^31 pixels), since a wider image with every pixel on the path is
+ * the full grid, whose longest shortest path is w + h - 2 < n - 1.  So d
+ * stays below PB_WS_INF.  Pixel indices stay below 2^32: the CPU queue
+ * and union-find keep them as uint32.
+ */
+#define PB_WS_MAX_PIXELS ((uint64_t) 1 << 32)
+
+/*
+ * The most pixels of a marker-less watershed: its provisional labels are
+ * a minimum's first pixel index + 1 (the GPU numbers them at the end),
+ * which must stay apart from 0 (walls) and PB_WS_INF (no label yet).
+ */
+#define PB_WS_MAX_MINIMA_PIXELS ((uint64_t) PB_WS_INF - 2)
+
+/* The most pixels of a watershed with markers or without. */
+static inline uint64_t
+PbWsMaxPixels(bool markers)
+{
+	return markers ? PB_WS_MAX_PIXELS : PB_WS_MAX_MINIMA_PIXELS;
+}
 
 /* What to segment. */
 typedef struct PbWatershedSpec

@@ -670,8 +670,8 @@ PbWatershedCheck(const PbWatershedSpec *spec)
 		return PB_ERR_BADARG;
 	if (spec->image.width < 1 || spec->image.height < 1)
 		return PB_ERR_BADARG;
-	/* pixel index + 1 must fit a uint32 label (raster WKB sides are <= 65535) */
-	if ((uint64_t) spec->image.width * (uint64_t) spec->image.height > PB_WS_MAX_PIXELS)
+	if ((uint64_t) spec->image.width * (uint64_t) spec->image.height >
+		PbWsMaxPixels(spec->markers != NULL))
 		return PB_ERR_BADARG;
 	if (spec->connectivity != 4 && spec->connectivity != 8)
 		return PB_ERR_BADARG;

@@ -18,7 +18,7 @@ GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/geom_memo.c src/p
 	src/pair_rows.c src/test_seams.c \
 	src/pipeline_run.c src/pipe_seams.c src/tile_compare.c src/raster_io.c src/raster_run.c \
 	src/raster_functions.c src/watershed_functions.c src/raster_ops.c \
-	src/coverage_read.c src/coverage_write.c src/coverage_functions.c \
+	src/coverage_read.c src/coverage_write.c src/coverage_functions.c src/toast_par.c \
 	src/match_stats.c src/match_sets.c src/match_keyed.c src/match_state.c src/tile_agreement.c src/label_input.c src/json_input.c \
 	src/progress.c src/raster_report.c \
 	src/heatmap_png.c src/state_types.c src/citus_guard.c src/agg_state.c
@@ -46,7 +46,8 @@ CLIENT_CORE_OBJS = $(patsubst %.c,%.o,$(wildcard src/core/base/*.c src/core/geom
 SCRIPTS_built = src/client/pb_load
 
 OBJS = $(CORE_SRCS:.c=.o) $(FORMAT_SRCS:.c=.o) $(GLUE_SRCS:.c=.o) $(CUDA_OBJS) $(GPU_STUB_OBJS)
-SHLIB_LINK += -lpthread $(FORMAT_LIBS)
+# lz4 (as PostgreSQL links it): TOAST values (de)compressed on threads
+SHLIB_LINK += -lpthread $(FORMAT_LIBS) -llz4
 PG_CFLAGS = -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 
 # pg_regress wants <inputdir>/sql and <inputdir>/expected; ours live in

@@ -178,6 +178,59 @@ SELECT * FROM pb_coverage_reconstruct('SELECT marker, rast AS mask FROM slides',
 SELECT * FROM pb_coverage_watershed('SELECT rast FROM slides', 8, false, 1, '64BUI');
 SELECT * FROM pb_coverage_distance_transform('SELECT rast FROM slides', 1, '{1, 0}');
 
+-- tiles stored every way TOAST stores them read alike (pixelbox fetches
+-- them, then decompresses on its threads): out of line plain (EXTERNAL),
+-- out of line pglz and lz4, in line lz4 (MAIN); half plateaus, half noise
+SELECT setseed(0.25);
+CREATE TABLE store_src AS
+SELECT ST_AsBinary(t) AS rast FROM ST_Tile(ST_SetValues(
+  ST_AddBand(ST_MakeEmptyRaster(512, 512, 0, 0, 1, -1, 0, 0, 0), '8BUI'::text, 0, 0), 1, 1, 1,
+  (SELECT array_agg(r ORDER BY y) FROM (
+     SELECT y, array_agg(CASE WHEN (x / 16 + y / 16) % 3 <> 0 THEN 200 ELSE floor(random() * 50) END
+                         ORDER BY x)::float8[] AS r
+     FROM generate_series(0, 511) y, generate_series(0, 511) x GROUP BY y) rows)),
+  128, 128) t;
+CREATE TABLE store_ext (rast bytea);
+ALTER TABLE store_ext ALTER rast SET STORAGE EXTERNAL;
+CREATE TABLE store_pglz (rast bytea COMPRESSION pglz);
+CREATE TABLE store_lz4 (rast bytea COMPRESSION lz4);
+CREATE TABLE store_main (rast bytea COMPRESSION lz4);
+ALTER TABLE store_main ALTER rast SET STORAGE MAIN;
+-- (|| makes each value anew, so each table compresses it its own way)
+INSERT INTO store_ext SELECT rast || ''::bytea FROM store_src;
+INSERT INTO store_pglz SELECT rast || ''::bytea FROM store_src;
+INSERT INTO store_lz4 SELECT rast || ''::bytea FROM store_src;
+INSERT INTO store_main SELECT rast || ''::bytea FROM store_src;
+SELECT t, pg_column_compression(rast) AS compression, count(*),
+       bool_and(pg_column_size(rast) < 8000) AS smaller_than_a_page
+FROM (SELECT 'ext' AS t, rast FROM store_ext UNION ALL SELECT 'pglz', rast FROM store_pglz
+      UNION ALL SELECT 'lz4', rast FROM store_lz4 UNION ALL SELECT 'main', rast FROM store_main) u
+GROUP BY 1, 2 ORDER BY 1;
+SELECT t, count(*) AS tiles, count(DISTINCT rast) AS distinct_tiles,
+       md5(string_agg(md5(rast), '' ORDER BY tile_y, tile_x)) = first_value(md5(string_agg(md5(rast), '' ORDER BY tile_y, tile_x))) OVER () AS same_as_ext
+FROM (SELECT 'a ext' AS t, * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM store_ext')
+      UNION ALL SELECT 'b pglz', * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM store_pglz')
+      UNION ALL SELECT 'c lz4', * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM store_lz4')
+      UNION ALL SELECT 'd main', * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM store_main')) r
+GROUP BY t ORDER BY t;
+-- results stored with lz4 are compressed by pixelbox on its threads (as
+-- WKB and as rasters), and equal those PostgreSQL compresses with pglz
+SET default_toast_compression = pglz;
+CREATE TABLE store_out_p AS SELECT * FROM pb_coverage_distance_transform_wkb('SELECT rast FROM store_ext');
+CREATE TABLE store_rast_p AS SELECT * FROM pb_coverage_fill_holes('SELECT rast FROM store_ext');
+SET default_toast_compression = lz4;
+CREATE TABLE store_out_l AS SELECT * FROM pb_coverage_distance_transform_wkb('SELECT rast FROM store_ext');
+CREATE TABLE store_rast_l AS SELECT * FROM pb_coverage_fill_holes('SELECT rast FROM store_ext');
+RESET default_toast_compression;
+SELECT 'distance' AS result, pg_column_compression(l.rast) AS compression, count(*),
+       bool_and(l.rast = p.rast) AS same, bool_and(pg_column_size(l.rast) < length(l.rast)) AS smaller
+FROM store_out_l l JOIN store_out_p p USING (tile_x, tile_y) GROUP BY 1, 2
+UNION ALL
+SELECT 'fill holes (raster)', pg_column_compression(l.rast), count(*),
+       bool_and(ST_AsBinary(l.rast) = ST_AsBinary(p.rast)), bool_and(pg_column_size(l.rast) < length(ST_AsBinary(l.rast)))
+FROM store_rast_l l JOIN store_rast_p p USING (tile_x, tile_y) GROUP BY 1, 2;
+DROP TABLE store_src, store_ext, store_pglz, store_lz4, store_main, store_out_p, store_out_l, store_rast_p, store_rast_l;
+
 -- a cancel (statement_timeout) stops a large coverage promptly
 CREATE TABLE big_tiles AS
 SELECT t AS rast FROM ST_Tile(ST_AddBand(ST_MakeEmptyRaster(3000, 3000, 0, 0, 1, -1, 0, 0, 0), '8BUI'::text, 5, 0), 500, 500) t;

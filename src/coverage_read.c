@@ -27,6 +27,7 @@
 #include "utils/syscache.h"
 
 #include "coverage_glue.h"
+#include "toast_par.h"
 
 #define FETCH_ROWS 64
 
@@ -289,13 +290,16 @@ KeepRow(const PbCoverageCall *call, PbCoverageSlide *s, HeapTuple row, TupleDesc
 					 errmsg("%s: %sa tile's %s is NULL", call->caller,
 							SlideLabel(call, s->index), call->roles[r].column),
 					 errdetail("Row %lld of the slide's tiles.", (long long) s->n + 1)));
-		s->wkb[r][s->n] = DatumGetByteaPCopy(d);
+		s->wkb[r][s->n] = PbFetchValue(d);
 	}
 	s->n++;
 	MemoryContextSwitchTo(old);
 }
 
-/* Fetch slide k's rows into s (its WKB in the slide context). */
+/*
+ * Fetch slide k's rows into s (its WKB in the slide context), the values
+ * stored compressed decompressed on the threads.
+ */
 static void
 FetchTiles(PbCoverageCall *call, int64 k, PbCoverageSlide *s)
 {
@@ -317,6 +321,14 @@ FetchTiles(PbCoverageCall *call, int64 k, PbCoverageSlide *s)
 	}
 	SPI_freetuptable(SPI_tuptable);
 	SPI_cursor_close(portal);
+	for (int r = 0; r < call->nroles; r++)
+		if (call->present[r])
+		{
+			MemoryContext old = MemoryContextSwitchTo(call->slide_cxt);
+
+			PbDecompressValues(s->wkb[r], s->n, call->caller);
+			MemoryContextSwitchTo(old);
+		}
 }
 
 /* "the tile with upper-left corner (x, y)" of tile t, for messages. */

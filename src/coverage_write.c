@@ -13,6 +13,7 @@
 #include "utils/tuplestore.h"
 
 #include "coverage_glue.h"
+#include "toast_par.h"
 
 /* Bytes of output tiles made at once before they go to the tuplestore. */
 #define WRITE_BATCH_BYTES ((size_t) 256 << 20)
@@ -45,7 +46,8 @@ TileOrder(const PbCoverageSlide *s)
  * Write slide s's result bands (coverage images in bands->pixels) as one
  * row per tile: slide (text), tile_x, tile_y (the tile's cell, 0-based),
  * and the tile's raster.  The tiles' WKB are made on threads, a batch of
- * about WRITE_BATCH_BYTES at a time, then handed to the tuplestore in
+ * about WRITE_BATCH_BYTES at a time, compressed there too when stored
+ * values are lz4 (PbCompressValues), then handed to the tuplestore in
  * order.
  */
 void
@@ -58,6 +60,7 @@ PbCoverageWrite(PbCoverageCall *call, const PbCoverageSlide *s, const PbCoverage
 													ALLOCSET_DEFAULT_SIZES);
 	bytea	  **wkb = palloc_extended(sizeof(bytea *) * s->n, MCXT_ALLOC_HUGE);
 	uint8	  **data = palloc_extended(sizeof(uint8 *) * s->n, MCXT_ALLOC_HUGE);
+	Datum	   *rasters = palloc_extended(sizeof(Datum) * s->n, MCXT_ALLOC_HUGE);
 	PbRun		run = PbCpuRun();
 
 	for (int64 first = 0; first < s->n;)
@@ -84,6 +87,10 @@ PbCoverageWrite(PbCoverageCall *call, const PbCoverageSlide *s, const PbCoverage
 			elog(ERROR, "%s: writing the tiles failed", call->caller);
 		}
 		for (int64 k = 0; k < n; k++)
+			rasters[k] = call->out_raster ? FunctionCall1(&call->to_raster, PointerGetDatum(wkb[k])) :
+				PointerGetDatum(wkb[k]);
+		PbCompressValues(rasters, n);
+		for (int64 k = 0; k < n; k++)
 		{
 			const PbCoveragePlace *at = &s->place[order[first + k]];
 			Datum		v[4];
@@ -92,8 +99,7 @@ PbCoverageWrite(PbCoverageCall *call, const PbCoverageSlide *s, const PbCoverage
 			v[0] = nulls[0] ? (Datum) 0 : CStringGetTextDatum(call->slide_text[s->index]);
 			v[1] = Int32GetDatum((int32) at->cell_x);
 			v[2] = Int32GetDatum((int32) at->cell_y);
-			v[3] = call->out_raster ? FunctionCall1(&call->to_raster, PointerGetDatum(wkb[k])) :
-				PointerGetDatum(wkb[k]);
+			v[3] = rasters[k];
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 		}
 		MemoryContextReset(batch_cxt);

@@ -81,7 +81,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s LABEL A.tsv B.tsv [LABEL A.tsv B.tsv ...]\n", argv[0]);
 		return 2;
 	}
-	if ((g = PbGpuOpen((size_t) 16 << 30, err, sizeof(err))) == NULL)
+	if ((g = PbGpuOpen((size_t) 16 << 30, 0, err, sizeof(err))) == NULL)
 	{
 		fprintf(stderr, "no GPU: %s\n", err);
 		return 1;

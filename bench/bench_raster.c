@@ -239,7 +239,7 @@ BenchGpu(const Args *a, char *err, size_t len)
 	static PbGpu *g;
 
 	if (g == NULL)
-		g = PbGpuOpen(a->budget, err, len);
+		g = PbGpuOpen(a->budget, 0, err, len);
 	return g;
 }
 

@@ -69,6 +69,7 @@ typedef enum GpuState
 
 struct PbGpu
 {
+	int			device;			/* CUDA's number of the device */
 	int			sm_count;
 	char		name[320];
 

@@ -34,18 +34,24 @@ PbGpuProbe(char *reason, size_t reason_len)
 
 
 /*
- * Open the context on device 0: its name, and the polygon side's stream
+ * Open the context on the device: its name, and the polygon side's stream
  * and events (the raster side is made by its first call).
  */
 extern "C" PbGpu *
-PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
+PbGpuOpen(size_t memory_budget, int device, char *err, size_t err_len)
 {
 	PbGpu	   *g;
 	cudaDeviceProp prop;
 	cudaError_t e;
+	int			count = PbGpuProbe(err, err_len);
 
-	if (PbGpuProbe(err, err_len) == 0)
+	if (count == 0)
 		return NULL;
+	if (device < 0 || device >= count)
+	{
+		snprintf(err, err_len, "there is no CUDA device %d (%d present)", device, count);
+		return NULL;
+	}
 	g = (PbGpu *) calloc(1, sizeof(PbGpu));
 	if (g == NULL)
 	{
@@ -53,9 +59,10 @@ PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
 		return NULL;
 	}
 	g->budget = memory_budget;
+	g->device = device;
 	g->method = PB_GPU_BITMAP;
-	if ((e = cudaSetDevice(0)) != cudaSuccess ||
-		(e = cudaGetDeviceProperties(&prop, 0)) != cudaSuccess ||
+	if ((e = cudaSetDevice(device)) != cudaSuccess ||
+		(e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess ||
 		(e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking)) != cudaSuccess ||
 		(e = cudaEventCreate(&g->start)) != cudaSuccess ||
 		(e = cudaEventCreate(&g->stop)) != cudaSuccess)

@@ -52,10 +52,12 @@ typedef enum PbGpuKernel
 int			PbGpuProbe(char *reason, size_t reason_len);
 
 /*
- * Open a context on device 0 holding at most memory_budget bytes of device
- * memory.  NULL with a reason on failure.
+ * Open a context on CUDA device number device (0 .. PbGpuProbe() - 1)
+ * holding at most memory_budget bytes of its memory.  NULL with a reason
+ * on failure.  Contexts on different devices are independent: each may be
+ * driven by its own thread.
  */
-PbGpu	   *PbGpuOpen(size_t memory_budget, char *err, size_t err_len);
+PbGpu	   *PbGpuOpen(size_t memory_budget, int device, char *err, size_t err_len);
 
 /*
  * Change the budget (pixelbox.gpu_memory changed): cached memory over the

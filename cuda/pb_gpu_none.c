@@ -18,9 +18,9 @@ PbGpuProbe(char *reason, size_t reason_len)
 
 /* No context without CUDA. */
 PbGpu *
-PbGpuOpen(size_t memory_budget, char *err, size_t err_len)
+PbGpuOpen(size_t memory_budget, int device, char *err, size_t err_len)
 {
-	(void) memory_budget;
+	(void) memory_budget, (void) device;
 	PbGpuProbe(err, err_len);
 	return NULL;
 }

@@ -34,16 +34,19 @@ RgCreate(RgCtx *c, PbGpu *g, char *err, size_t err_len)
 	memset(&props, 0, sizeof(props));
 	props.allocType = cudaMemAllocationTypePinned;
 	props.location.type = cudaMemLocationTypeDevice;
-	props.location.id = 0;
-	if ((e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, 0)) != cudaSuccess ||
-		(e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0)) != cudaSuccess)
+	props.location.id = g->device;
+	if ((e = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, g->device)) != cudaSuccess ||
+		(e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+									g->device)) != cudaSuccess)
 		return RgFail(err, err_len, "CUDA initialization failed", e);
 	if (!pools)
 	{
-		snprintf(err, err_len, "device 0 (%s) has no stream-ordered memory pools", g->name);
+		snprintf(err, err_len, "device %d (%s) has no stream-ordered memory pools", g->device,
+				 g->name);
 		return -1;
 	}
 	c->gpu = g;
+	c->device = g->device;
 	c->sms = g->sm_count;
 	c->smem_optin = (size_t) optin;
 	if ((e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking)) != cudaSuccess)
@@ -77,6 +80,7 @@ RgDestroy(RgCtx *c)
 	if (c->ev_b)
 		cudaEventDestroy(c->ev_b);
 	cudaFreeHost(c->h_small);
+	RgCopyKitFree(c);
 	cudaGetLastError();
 	memset(c, 0, sizeof(*c));
 }
@@ -116,7 +120,7 @@ RgBegin(PbGpu *g, RgCtx **out, size_t *budget, char *err, size_t err_len)
 		snprintf(err, err_len, "no GPU context");
 		return -1;
 	}
-	if ((e = cudaSetDevice(0)) != cudaSuccess)
+	if ((e = cudaSetDevice(g->device)) != cudaSuccess)
 		return RgFail(err, err_len, "CUDA device setup failed", e);
 	if (g->rg.pool == NULL && RgCreate(&g->rg, g, err, err_len) != 0)
 		return -1;

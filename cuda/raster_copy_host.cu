@@ -6,14 +6,16 @@
  * driver buffer): RG_COPY_THREADS threads each move a band of rows through
  * their own pair of pinned buffers, copying one with memcpy while the
  * other is in flight on their own stream.  The pinned buffers, streams
- * and events are made on the first large copy and kept for the life of
- * the process (like the context's memory pool).  The threads start with
+ * and events are made on a context's first large copy, on its device, and
+ * kept with the context (like its memory pool): contexts on several
+ * devices copy at once, each with its own.  The threads start with
  * every signal blocked, call nothing but memcpy and CUDA, and are joined
  * before return.  Small copies, and any the threads cannot take, go the
  * plain way on the context's stream.
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,20 +25,18 @@
 #define RG_PIN_BYTES ((size_t) 2 << 20)	/* each of a thread's two buffers */
 #define RG_COPY_MIN ((size_t) 16 << 20)	/* smaller copies go the plain way */
 
-/* What the copy threads use, made once. */
-typedef struct RgCopyKit
+/* What a context's copy threads use, made once. */
+struct RgCopyKit
 {
-	bool		ready;
 	char	   *pin;			/* 2 * RG_COPY_THREADS buffers */
 	cudaStream_t stream[RG_COPY_THREADS];
 	cudaEvent_t ev[2 * RG_COPY_THREADS];
-} RgCopyKit;
-
-static RgCopyKit rg_kit;
+};
 
 /* One thread's band of rows. */
 typedef struct RgCopyJob
 {
+	int			device;			/* the context's */
 	bool		in;				/* host to device */
 	char	   *dst;
 	size_t		dpitch;
@@ -115,44 +115,55 @@ RgCopyWorker(void *arg)
 	RgCopyJob  *j = (RgCopyJob *) arg;
 	cudaError_t e;
 
-	if ((e = cudaSetDevice(0)) == cudaSuccess &&
+	if ((e = cudaSetDevice(j->device)) == cudaSuccess &&
 		(e = j->in ? RgCopyBandIn(j, j->s, j->ev) : RgCopyBandOut(j, j->s, j->ev)) == cudaSuccess)
 		e = cudaStreamSynchronize(j->s);
 	j->e = e;
 	return NULL;
 }
 
-/* Make the pinned buffers, streams and events once; whether they exist. */
-static bool
-RgCopyKitReady(void)
+/* Free the copies' buffers, streams and events of c (null handles fail harmlessly). */
+void
+RgCopyKitFree(RgCtx *c)
 {
-	RgCopyKit	k;
+	RgCopyKit  *k = c->kit;
+
+	if (k == NULL)
+		return;
+	cudaFreeHost(k->pin);
+	for (int t = 0; t < RG_COPY_THREADS; t++)
+	{
+		cudaStreamDestroy(k->stream[t]);
+		cudaEventDestroy(k->ev[2 * t]);
+		cudaEventDestroy(k->ev[2 * t + 1]);
+	}
+	cudaGetLastError();
+	free(k);
+	c->kit = NULL;
+}
+
+/*
+ * Make c's pinned buffers, streams and events once (on its device, which
+ * is current); whether they exist.
+ */
+static bool
+RgCopyKitReady(RgCtx *c)
+{
 	bool		ok;
 
-	if (rg_kit.ready)
+	if (c->kit != NULL)
 		return true;
-	memset(&k, 0, sizeof(k));
-	ok = cudaHostAlloc((void **) &k.pin, 2 * RG_COPY_THREADS * RG_PIN_BYTES,
+	if ((c->kit = (RgCopyKit *) calloc(1, sizeof(RgCopyKit))) == NULL)
+		return false;
+	ok = cudaHostAlloc((void **) &c->kit->pin, 2 * RG_COPY_THREADS * RG_PIN_BYTES,
 					   cudaHostAllocPortable) == cudaSuccess;
 	for (int t = 0; ok && t < RG_COPY_THREADS; t++)
-		ok = cudaStreamCreateWithFlags(&k.stream[t], cudaStreamNonBlocking) == cudaSuccess &&
-			cudaEventCreateWithFlags(&k.ev[2 * t], cudaEventDisableTiming) == cudaSuccess &&
-			cudaEventCreateWithFlags(&k.ev[2 * t + 1], cudaEventDisableTiming) == cudaSuccess;
-	if (!ok)					/* undo what was made; null handles fail harmlessly */
-	{
-		cudaFreeHost(k.pin);
-		for (int t = 0; t < RG_COPY_THREADS; t++)
-		{
-			cudaStreamDestroy(k.stream[t]);
-			cudaEventDestroy(k.ev[2 * t]);
-			cudaEventDestroy(k.ev[2 * t + 1]);
-		}
-		cudaGetLastError();
-		return false;
-	}
-	k.ready = true;
-	rg_kit = k;
-	return true;
+		ok = cudaStreamCreateWithFlags(&c->kit->stream[t], cudaStreamNonBlocking) == cudaSuccess &&
+			cudaEventCreateWithFlags(&c->kit->ev[2 * t], cudaEventDisableTiming) == cudaSuccess &&
+			cudaEventCreateWithFlags(&c->kit->ev[2 * t + 1], cudaEventDisableTiming) == cudaSuccess;
+	if (!ok)
+		RgCopyKitFree(c);
+	return ok;
 }
 
 /*
@@ -172,7 +183,7 @@ RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 	size_t		band = (rows + RG_COPY_THREADS - 1) / RG_COPY_THREADS;
 	cudaError_t e;
 
-	if (width * rows < RG_COPY_MIN || width > RG_PIN_BYTES || !RgCopyKitReady())
+	if (width * rows < RG_COPY_MIN || width > RG_PIN_BYTES || !RgCopyKitReady(c))
 	{
 		if ((e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows,
 								   in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
@@ -190,6 +201,7 @@ RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 		size_t		r0 = band * t < rows ? band * t : rows;
 		size_t		r1 = r0 + band < rows ? r0 + band : rows;
 
+		jobs[t].device = c->device;
 		jobs[t].in = in;
 		jobs[t].dst = (char *) dst + r0 * dpitch;
 		jobs[t].dpitch = dpitch;
@@ -197,10 +209,10 @@ RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 		jobs[t].spitch = spitch;
 		jobs[t].width = width;
 		jobs[t].rows = r1 - r0;
-		jobs[t].pin[0] = rg_kit.pin + (size_t) (2 * t) * RG_PIN_BYTES;
-		jobs[t].pin[1] = rg_kit.pin + (size_t) (2 * t + 1) * RG_PIN_BYTES;
-		jobs[t].s = rg_kit.stream[t];
-		jobs[t].ev = &rg_kit.ev[2 * t];
+		jobs[t].pin[0] = c->kit->pin + (size_t) (2 * t) * RG_PIN_BYTES;
+		jobs[t].pin[1] = c->kit->pin + (size_t) (2 * t + 1) * RG_PIN_BYTES;
+		jobs[t].s = c->kit->stream[t];
+		jobs[t].ev = &c->kit->ev[2 * t];
 		jobs[t].e = cudaSuccess;
 		started[t] = jobs[t].rows > 0 && pthread_create(&tids[t], NULL, RgCopyWorker, &jobs[t]) == 0;
 	}

@@ -21,9 +21,12 @@
 #define RG_SMALL_WORDS 16
 
 /* The raster side of a context. */
+typedef struct RgCopyKit RgCopyKit;
+
 typedef struct RgCtx
 {
-	int			sms;			/* multiprocessors of device 0 */
+	int			device;			/* the CUDA device it runs on */
+	int			sms;			/* its multiprocessors */
 	size_t		smem_optin;		/* shared memory a block may opt in to */
 	cudaStream_t stream;
 	cudaEvent_t ev_a,
@@ -31,11 +34,12 @@ typedef struct RgCtx
 	cudaMemPool_t pool;			/* device allocations, cached between calls */
 	uint32_t   *h_small;		/* pinned: counters copied back */
 	PbGpu	   *gpu;			/* the context it belongs to */
+	RgCopyKit  *kit;			/* the threaded copies' buffers, made on first use */
 } RgCtx;
 
 /*
  * Begin a raster call on g: its raster side in *out (made on the first
- * call, on device 0), and in *budget the device bytes the call may
+ * call, on g's device), and in *budget the device bytes the call may
  * allocate, reserved from g's budget until RgEnd.  0, or -1 with a reason
  * in err (and nothing to end).
  */
@@ -67,6 +71,9 @@ int			RgCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitc
 					 size_t width, size_t rows, const char *what, char *err, size_t err_len);
 int			RgCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
 					  size_t width, size_t rows, const char *what, char *err, size_t err_len);
+
+/* Free the copies' buffers, streams and events of c (none made is fine). */
+void		RgCopyKitFree(RgCtx *c);
 
 /* Start a timed section on the context's stream. */
 cudaError_t RgTimeStart(RgCtx *c);

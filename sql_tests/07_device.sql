@@ -51,6 +51,8 @@ SELECT 'cpu ignores the GPU' AS device, identical FROM same_as_cpu;
 RESET ALL;
 SET pixelbox.gpu_memory = 1;
 SHOW pixelbox.gpu_memory;
+SET pixelbox.gpus = 17;
+SHOW pixelbox.gpus;
 SET pixelbox.gpu_fault = 'sometimes';
 RESET ALL;
 DROP TABLE dev_a, dev_b CASCADE;

@@ -22,6 +22,11 @@
  * or one pipeline run, at a time; another one finding the GPU busy
  * computes on the CPU.  Raster operations run on the context's raster
  * side, beside polygon work, within what is left of the budget.
+ *
+ * That context is on the first GPU CUDA lists.  A hybrid reconstruction
+ * also drives the others (up to pixelbox.gpus): each gets a raster-only
+ * context of its own, opened on first use with the same budget and kept
+ * for the backend's life, each driven by its own thread.
  */
 #include "postgres.h"
 
@@ -36,6 +41,7 @@
 #include "pixelbox.h"
 
 static PbGpu *gpu;				/* this backend's context, or NULL */
+static PbGpu *more_gpus[PB_MAX_GPUS];	/* raster contexts of devices 1, 2, ... */
 static bool gpu_absent;			/* the probe found no usable device */
 static char gpu_absent_reason[256];
 static const void *gpu_owner;	/* state or run whose polygon work holds the GPU */
@@ -59,7 +65,7 @@ OpenGpu(void *ctx, PbGpuUse use, PbGpu **g, char *why, size_t why_len)
 	{
 		if (PbGpuProbe(gpu_absent_reason, sizeof(gpu_absent_reason)) == 0)
 			gpu_absent = true;
-		else if ((gpu = PbGpuOpen(budget, why, why_len)) == NULL)
+		else if ((gpu = PbGpuOpen(budget, 0, why, why_len)) == NULL)
 			return PB_GPU_OPEN_FAILED;
 	}
 	if (gpu == NULL)
@@ -121,15 +127,7 @@ Acquire(const char *caller, PbGpuUse use, const PbGpuOpener **opener, PbGpu **g)
 void
 PbGpuFallback(const char *caller, const char *why)
 {
-	fallbacks++;
-	if (gpu != NULL && gpu_owner == NULL)
-	{
-		PbGpuClose(gpu);
-		gpu = NULL;
-	}
-	ereport(WARNING,
-			(errmsg("%s: GPU computation failed, computing on the CPU instead", caller),
-			 errdetail("%s", why)));
+	PbGpuFailed(gpu, caller, why);
 }
 
 /*
@@ -261,6 +259,65 @@ PbGpuTry(const char *caller, PbGpuWork work, void *arg)
 	if (st < 0)
 		PbGpuFallback(caller, err);
 	return st;
+}
+
+/*
+ * The contexts of a hybrid run's GPUs into out (PB_MAX_GPUS of room):
+ * first (the backend's context, on device 0), then those of devices 1, 2,
+ * ... up to pixelbox.gpus (0: every device CUDA lists), opened on first
+ * use with the budget of pixelbox.gpu_memory.  A device that fails to open
+ * gives one WARNING and is left out.  Returns how many.
+ */
+int
+PbGpuRasterDevices(PbGpu *first, PbGpu **out, const char *caller)
+{
+	char		why[256];
+	size_t		budget = (size_t) pb_gpu_memory_mb << 20;
+	int			count = PbGpuProbe(why, sizeof(why));
+	int			n = 1;
+
+	out[0] = first;
+	if (pb_gpus > 0)
+		count = Min(count, pb_gpus);
+	for (int d = 1; d < Min(count, PB_MAX_GPUS); d++)
+	{
+		if (more_gpus[d] == NULL && (more_gpus[d] = PbGpuOpen(budget, d, why, sizeof(why))) == NULL)
+		{
+			ereport(WARNING,
+					(errmsg("%s: GPU %d could not be opened, computing without it", caller, d),
+					 errdetail("%s", why)));
+			continue;
+		}
+		PbGpuSetBudget(more_gpus[d], budget);
+		out[n++] = more_gpus[d];
+	}
+	return n;
+}
+
+/*
+ * GPU g failed (g may be NULL where a test seam stood in for it): the one
+ * WARNING, and its context is closed (the first GPU's when no polygon work
+ * holds it), so that the next use opens a fresh one.  The caller computes
+ * the work on the CPU, or a hybrid run has already finished it without g.
+ */
+void
+PbGpuFailed(PbGpu *g, const char *caller, const char *why)
+{
+	fallbacks++;
+	if (g != NULL && g == gpu && gpu_owner == NULL)
+	{
+		PbGpuClose(gpu);
+		gpu = NULL;
+	}
+	for (int d = 1; g != NULL && d < PB_MAX_GPUS; d++)
+		if (more_gpus[d] == g)
+		{
+			PbGpuClose(g);
+			more_gpus[d] = NULL;
+		}
+	ereport(WARNING,
+			(errmsg("%s: GPU computation failed, computing on the CPU instead", caller),
+			 errdetail("%s", why)));
 }
 
 PG_FUNCTION_INFO_V1(pb_device_info);

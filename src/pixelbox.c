@@ -25,6 +25,7 @@ int			pb_cpu_method = PB_METHOD_AUTO;
 int			pb_gpu_method = PB_GPU_BITMAP;
 int			pb_batch_memory_kb = 16384;
 int			pb_gpu_memory_mb = 1024;
+int			pb_gpus = 0;
 int			pb_cpu_threads = 0;
 int			pb_gpu_fault = PB_FAULT_NONE;
 bool		pb_force_ewkb = false;
@@ -160,6 +161,11 @@ _PG_init(void)
 							"Batches are sized to fit; each backend also holds its own CUDA context.",
 							&pb_gpu_memory_mb, 1024, 16, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("pixelbox.gpus",
+							"GPUs a hybrid reconstruction may use, the first ones CUDA lists.",
+							"0 means every GPU of the server. Each holds up to pixelbox.gpu_memory; other GPU work uses the first.",
+							&pb_gpus, 0, 0, PB_MAX_GPUS,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("pixelbox.gpu_fault",
 							 "Make the GPU path fail at a given step (testing the CPU fallback).",
 							 "none, open (initialization), submit (copy or launch), run (kernel). Works without a GPU.",

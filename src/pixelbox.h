@@ -54,6 +54,7 @@ typedef enum PbPipeFault
 /* GUC variables (pixelbox.c) */
 extern int	pb_device;
 extern int	pb_gpu_memory_mb;
+extern int	pb_gpus;
 extern int	pb_cpu_threads;
 extern int	pb_gpu_fault;
 extern int	pb_cpu_method;
@@ -130,6 +131,13 @@ extern void PbGpuFallback(const char *caller, const char *why);
 /* GPU work of PbGpuTry on context g: 0 done, 1 stopped (a cancel), -1 failed (err says why). */
 typedef int (*PbGpuWork) (struct PbGpu *g, void *arg, char *err, size_t err_len);
 extern int	PbGpuTry(const char *caller, PbGpuWork work, void *arg);
+
+/* The most GPUs a backend drives at once (pixelbox.gpus). */
+#define PB_MAX_GPUS 16
+/* A hybrid run's GPU contexts: first, then those of the other devices. */
+extern int	PbGpuRasterDevices(struct PbGpu *first, struct PbGpu **out, const char *caller);
+/* GPU g failed: its WARNING, and its context closed for a fresh start. */
+extern void PbGpuFailed(struct PbGpu *g, const char *caller, const char *why);
 
 /* What the GPU is opened for (a test seam fails them differently). */
 typedef enum PbGpuUse

@@ -59,7 +59,8 @@ typedef struct ReconArgs
 	int			connectivity;
 	PbReconOp	op;
 	PbRasterGpuStats stats;
-	bool		hybrid;			/* ran on the CPU threads and the GPU together */
+	bool		hybrid;			/* ran on the CPU threads and the GPUs together */
+	const char *caller;
 } ReconArgs;
 
 /* PbGpuWork: the reconstruction on the GPU. */
@@ -120,19 +121,23 @@ HybridBlock(const PbImage *marker)
 }
 
 /*
- * PbGpuWork: the reconstruction on the GPU alone when the GPU holds the
+ * PbGpuWork: the reconstruction on the first GPU alone when it holds the
  * image at once (it is then several times the CPU threads), else on the
- * CPU threads and the GPU together.
+ * CPU threads and every GPU of pixelbox.gpus together.  A GPU that fails
+ * gives its WARNING and leaves its regions to the others: the run still
+ * ends with the reconstruction, so the work is done either way.
  */
 static int
 ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 {
 	ReconArgs  *a = (ReconArgs *) arg;
-	HybridGpu	h = {g};
-	PbReconDevice dev = {.run = GpuRegion, .ctx = &h, .block = HybridBlock(a->marker)};
+	PbGpu	   *gpus[PB_MAX_GPUS];
+	HybridGpu	h[PB_MAX_GPUS];
+	PbReconDevice devs[PB_MAX_GPUS];
 	PbReconHybridStats hs;
 	PbRun		run = PbCpuRun();
 	PbStatus	st;
+	int			ndev;
 	int			holds = PbGpuReconstructHolds(g, a->marker->width, a->marker->height,
 											  a->marker->type, a->connectivity, a->op,
 											  err, err_len);
@@ -140,14 +145,27 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 	if (holds != 0)
 		return holds < 0 ? -1 : ReconOnGpu(g, arg, err, err_len);
 	a->hybrid = true;
+	ndev = PbGpuRasterDevices(g, gpus, a->caller);
+	for (int d = 0; d < ndev; d++)
+	{
+		h[d] = (HybridGpu) {gpus[d]};
+		devs[d] = (PbReconDevice) {.run = GpuRegion, .ctx = &h[d], .block = HybridBlock(a->marker)};
+	}
 	st = PbReconstructHybrid(a->marker, a->mask, a->connectivity, a->op, &run,
-							 HYBRID_CELL, &dev, 1, &hs);
-	a->stats = h.stats;
+							 HYBRID_CELL, devs, ndev, &hs);
+	memset(&a->stats, 0, sizeof(a->stats));
+	for (int d = 0; d < ndev; d++)
+	{
+		a->stats.kernel_ms += h[d].stats.kernel_ms;
+		a->stats.transfer_ms += h[d].stats.transfer_ms;
+	}
 	if (st == PB_ERR_STOPPED)
 		return 1;
 	PbRasterReportStage("compute", "hybrid");
 	PbRasterReportGpu(&a->stats);
-	PbRasterReportTiles("busy", "gpu", dev.busy_s, dev.regions);
+	for (int d = 0; d < ndev; d++)
+		PbRasterReportTiles("busy", ndev == 1 ? "gpu" : psprintf("gpu %d", d), devs[d].busy_s,
+							devs[d].regions);
 	PbRasterReportTiles("busy", "cpu", hs.cpu_busy_s, hs.cpu_regions);
 	PbRasterReportTiles("cells", NULL, 0, hs.cells);
 	if (st != PB_OK)
@@ -155,12 +173,9 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 		snprintf(err, err_len, "the hybrid reconstruction failed (status %d)", (int) st);
 		return -1;
 	}
-	if (dev.failed)
-	{
-		/* the CPU threads finished the GPU's work: the marker is complete */
-		snprintf(err, err_len, "%s", dev.err);
-		return -1;
-	}
+	for (int d = 0; d < ndev; d++)
+		if (devs[d].failed)		/* the others finished its work */
+			PbGpuFailed(gpus[d], a->caller, devs[d].err);
 	return 0;
 }
 
@@ -177,7 +192,7 @@ PbRunReconstruct(PbImage *marker, const PbImage *mask, int connectivity,
 				 PbReconOp op, const char *caller)
 {
 	PbRun		run = PbCpuRun();
-	ReconArgs	a = {marker, mask, connectivity, op};
+	ReconArgs	a = {marker, mask, connectivity, op, .caller = caller};
 	int			st = PbGpuTry(caller, pb_device == PB_DEVICE_HYBRID ? ReconHybrid : ReconOnGpu, &a);
 
 	if (st == 0)

@@ -28,7 +28,7 @@ Gpu(void)
 {
 	char		err[256];
 
-	if (gpu == NULL && (gpu = PbGpuOpen((size_t) 1 << 30, err, sizeof(err))) == NULL)
+	if (gpu == NULL && (gpu = PbGpuOpen((size_t) 1 << 30, 0, err, sizeof(err))) == NULL)
 		pb_check_fail(__FILE__, __LINE__, "no GPU: %s", err);
 	return gpu;
 }
@@ -364,7 +364,7 @@ test_gpu_budget_error(void)
 	PbBatch		b;
 	char		err[256] = "";
 	uint32_t	idx = 0;
-	PbGpu	   *small = PbGpuOpen(64, err, sizeof(err));
+	PbGpu	   *small = PbGpuOpen(64, 0, err, sizeof(err));
 
 	CHECK(small != NULL);
 	if (small == NULL)
@@ -982,7 +982,7 @@ test_gpu_filter_overflow(void)
 	CHECK_INT(CheckParts(parts, 3, PB_GPU_PIXEL_ONLY), 90000);
 	CheckPartsExact(parts, 1);
 
-	tight = PbGpuOpen(PbGpuPartsBytes(parts, 2), err, sizeof(err));
+	tight = PbGpuOpen(PbGpuPartsBytes(parts, 2), 0, err, sizeof(err));
 	CHECK(tight != NULL);
 	if (tight != NULL)
 	{

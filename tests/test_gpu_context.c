@@ -12,7 +12,7 @@ TestGpu(size_t budget)
 	static int	absent;
 	char		err[256];
 
-	if (g == NULL && !absent && (g = PbGpuOpen(budget, err, sizeof(err))) == NULL)
+	if (g == NULL && !absent && (g = PbGpuOpen(budget, 0, err, sizeof(err))) == NULL)
 	{
 		absent = 1;
 		pb_test_note("no GPU: %s", err);

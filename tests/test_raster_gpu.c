@@ -20,6 +20,7 @@
 
 #include "../cuda/pb_raster_gpu.h"
 #include "../cuda/pb_raster_gpu_test.h"
+#include "../src/core/raster/recon_hybrid.h"
 #include "harness.h"
 #include "test_gpu_context.h"
 #include "recon_ref.h"
@@ -611,6 +612,79 @@ test_rgpu_recon_resident(void)
 		ImgFree(&mask);
 		ImgFree(&mk);
 	}
+}
+
+/* PbReconRegionFn: one region of a hybrid run on the GPU context ctx. */
+static int
+GpuRegionOn(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbReconOp op,
+			char *err, size_t err_len)
+{
+	PbRasterGpuStats st;
+
+	return PbGpuReconstruct((PbGpu *) ctx, marker, mask, connectivity, op, NULL, NULL, &st,
+							err, err_len);
+}
+
+/*
+ * Two GPU contexts in one hybrid run, each driven by its own thread
+ * beside three CPU threads, as a backend drives several GPUs: the second
+ * on device 1 where there is one, else a second context on device 0
+ * standing in for it.  Spirals and mazes crossing every cell, both
+ * operations: equal to the CPU, and both GPUs took regions.  A device
+ * number CUDA does not list is refused with a reason.
+ */
+void
+test_rgpu_recon_hybrid_gpus(void)
+{
+	char		err[256];
+	int			count = PbGpuProbe(err, sizeof(err));
+	PbGpu	   *g0 = TestGpu(GPU_BUDGET),
+			   *g1;
+	Rng			r = {3141};
+
+	if (g0 == NULL)
+		return;
+	CHECK(PbGpuOpen(GPU_BUDGET, count, err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "there is no CUDA device") != NULL);
+	g1 = PbGpuOpen(GPU_BUDGET, count > 1 ? 1 : 0, err, sizeof(err));
+	if (g1 == NULL)
+		pb_check_fail(__FILE__, __LINE__, "a second context: %s", err);
+	pb_test_note("second context on device %d of %d", count > 1 ? 1 : 0, count);
+	for (int k = 0; k < 4; k++)
+	{
+		PbReconOp	op = (PbReconOp) (k & 1);
+		PbPixType	t = k < 2 ? PB_PIX_8BUI : PB_PIX_32BF;
+		PbImage		mask = ImgNew(1201, 803, t);
+		PbImage		want = ImgNew(1201, 803, t);
+		PbImage		got;
+		double		wall = op == PB_RECON_DILATE ? 0 : 255;
+		PbReconDevice devs[2] = {
+			{.run = GpuRegionOn, .ctx = g0, .block = 4},
+			{.run = GpuRegionOn, .ctx = g1, .block = 3}
+		};
+		PbRun		run = {4, 0, NULL, NULL};
+		PbReconHybridStats hs;
+
+		if (k % 2 == 0)
+			SpiralMask(&mask, &r, 20, 250, wall);
+		else
+			MazeMask(&mask, &r, 20, 250, wall);
+		for (size_t i = 0; i < (size_t) mask.width * mask.height; i++)
+			PbPixSet(&want, i, op == PB_RECON_DILATE ? 0 : 255);
+		PbPixSet(&want, 0, PbPixGet(&mask, 0));
+		got = ImgCopy(&want);
+		CHECK_INT(PbReconstructCpu(&want, &mask, 8, op, &run), PB_OK);
+		CHECK_INT(PbReconstructHybrid(&got, &mask, 8, op, &run, 64, devs, 2, &hs), PB_OK);
+		CHECK(!devs[0].failed && !devs[1].failed);
+		CHECK(devs[0].regions > 0 && devs[1].regions > 0);
+		CHECK(memcmp(want.data, got.data, (size_t) mask.width * mask.height * PbPixSize(t)) == 0);
+		pb_test_note("k %d: gpu regions %lld + %lld, cpu %lld", k, (long long) devs[0].regions,
+					 (long long) devs[1].regions, (long long) hs.cpu_regions);
+		ImgFree(&mask);
+		ImgFree(&want);
+		ImgFree(&got);
+	}
+	PbGpuClose(g1);
 }
 
 /* A tiny queue forces overflows and re-runs from the partial result. */

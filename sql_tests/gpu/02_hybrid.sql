@@ -3,7 +3,8 @@
 -- flood crosses the 512-pixel cells again and again, single values and
 -- coverages; pb_raster_report shows what each device ran.  A small
 -- gpu_memory makes the images too large for the GPU alone (hybrid runs them
--- there whole when they fit, as the last query shows).
+-- there whole when they fit, as the last query shows).  pixelbox.gpus = 1
+-- (the first GPU) until every GPU of the machine runs the maze together.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pixelbox CASCADE;
 RESET client_min_messages;
@@ -35,6 +36,7 @@ SELECT md5(pb_reconstruct(marker, mask)) AS recon, md5(pb_reconstruct(marker, ma
 	   md5(pb_fill_holes(mask, 8)) AS filled FROM maze;
 SET pixelbox.device = hybrid;
 SET pixelbox.gpu_memory = '16MB';
+SET pixelbox.gpus = 1;
 SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8,
 	   md5(pb_reconstruct(marker, mask, 4)) = (SELECT recon4 FROM want) AS same_4,
 	   md5(pb_fill_holes(mask, 8)) = (SELECT filled FROM want) AS same_filled
@@ -60,11 +62,22 @@ SET pixelbox.device = hybrid;
 CREATE TABLE cov_hybrid AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);
 SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
 FROM cov_cpu c JOIN cov_hybrid h USING (tile_x, tile_y);
+-- every GPU of the machine, one or several (each with a context and a
+-- thread of its own): the same answer, and a GPU ran blocks
+SET pixelbox.gpus = 0;
+SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8,
+	   md5(pb_fill_holes(mask, 8)) = (SELECT filled FROM want) AS same_filled FROM maze;
+SELECT count(*) FILTER (WHERE device LIKE 'gpu%' AND tiles > 0) >= 1 AS a_gpu_ran
+FROM pb_raster_report() WHERE stage = 'busy';
+CREATE TABLE cov_gpus AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);
+SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
+FROM cov_cpu c JOIN cov_gpus h USING (tile_x, tile_y);
+RESET pixelbox.gpus;
 -- with room on the GPU, the maze runs there alone
 RESET pixelbox.gpu_memory;
 SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8 FROM maze;
 SELECT string_agg(DISTINCT device, ', ') AS devices FROM pb_raster_report() WHERE stage = 'compute';
 RESET pixelbox.device;
 RESET pixelbox.cpu_threads;
-DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid;
+DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid, cov_gpus;
 DROP FUNCTION h_rast(int, int, bytea, float8, float8), h_le(bigint, int), h_f8(float8);

@@ -30,6 +30,8 @@
 #include "toast_par.h"
 
 #define FETCH_ROWS 64
+/* Stored bytes fetched between two decompressions on the threads. */
+#define DECOMPRESS_BYTES ((size_t) 256 << 20)
 
 /* The query text without trailing blanks and semicolons. */
 static char *
@@ -296,9 +298,22 @@ KeepRow(const PbCoverageCall *call, PbCoverageSlide *s, HeapTuple row, TupleDesc
 	MemoryContextSwitchTo(old);
 }
 
+/* Decompress the values of s's tiles from tile first on, on the threads. */
+static void
+DecompressFetched(const PbCoverageCall *call, PbCoverageSlide *s, int64 first)
+{
+	MemoryContext old = MemoryContextSwitchTo(call->slide_cxt);
+
+	for (int r = 0; r < call->nroles; r++)
+		if (call->present[r])
+			PbDecompressValues(s->wkb[r] + first, s->n - first, call->caller);
+	MemoryContextSwitchTo(old);
+}
+
 /*
- * Fetch slide k's rows into s (its WKB in the slide context), the values
- * stored compressed decompressed on the threads.
+ * Fetch slide k's rows into s (its WKB in the slide context); the values
+ * stored compressed are decompressed on the threads, every
+ * DECOMPRESS_BYTES of them, so that the compressed copies never pile up.
  */
 static void
 FetchTiles(PbCoverageCall *call, int64 k, PbCoverageSlide *s)
@@ -306,7 +321,9 @@ FetchTiles(PbCoverageCall *call, int64 k, PbCoverageSlide *s)
 	Datum		key[1] = {call->slide_keys[k]};
 	SPIPlanPtr	plan = call->slide_null[k] ? call->null_plan : call->tiles_plan;
 	Portal		portal = SPI_cursor_open(NULL, plan, call->slide_null[k] ? NULL : key, NULL, true);
-	int64		cap = 0;
+	int64		cap = 0,
+				plain = 0;		/* tiles before this one are decompressed */
+	size_t		pending = 0;	/* fetched bytes since */
 
 	for (;;)
 	{
@@ -314,21 +331,25 @@ FetchTiles(PbCoverageCall *call, int64 k, PbCoverageSlide *s)
 		if (SPI_processed == 0)
 			break;
 		for (uint64 i = 0; i < SPI_processed; i++)
+		{
 			KeepRow(call, s, SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &cap,
 					call->slide_cxt);
+			for (int r = 0; r < call->nroles; r++)
+				if (call->present[r])
+					pending += VARSIZE_ANY(s->wkb[r][s->n - 1]);
+		}
 		SPI_freetuptable(SPI_tuptable);
+		if (pending >= DECOMPRESS_BYTES)
+		{
+			DecompressFetched(call, s, plain);
+			plain = s->n;
+			pending = 0;
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
 	SPI_freetuptable(SPI_tuptable);
 	SPI_cursor_close(portal);
-	for (int r = 0; r < call->nroles; r++)
-		if (call->present[r])
-		{
-			MemoryContext old = MemoryContextSwitchTo(call->slide_cxt);
-
-			PbDecompressValues(s->wkb[r], s->n, call->caller);
-			MemoryContextSwitchTo(old);
-		}
+	DecompressFetched(call, s, plain);
 }
 
 /* "the tile with upper-left corner (x, y)" of tile t, for messages. */

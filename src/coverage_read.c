@@ -519,15 +519,6 @@ FreeRole(PbCoverageSlide *s, int role)
 	s->wkb[role] = NULL;
 }
 
-/* Turn a stop of a parallel pass into the cancel that caused it. */
-static void
-CheckPass(PbStatus st, const char *caller)
-{
-	CHECK_FOR_INTERRUPTS();
-	if (st != PB_OK)
-		elog(ERROR, "%s: reading the tiles failed (status %d)", caller, (int) st);
-}
-
 /*
  * Assemble role's band over the slide into img (the compute type of its
  * pixel type) and nodata (per pixel, 1 = nodata; NULL when no pixel is):
@@ -561,8 +552,9 @@ PbCoverageLoadImage(const PbCoverageCall *call, PbCoverageSlide *s, int role,
 		PbZeroPar(&run, img->data, (size_t) npix * bytes);
 		memset(*nodata, 1, (size_t) npix);
 	}
-	CheckPass(PbCoverageReadTiles(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
-								  bytes, img->data, *nodata, &count), call->caller);
+	PbCheckPass(PbCoverageReadTiles(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
+									bytes, img->data, *nodata, &count),
+				call->caller, "reading the tiles");
 	if (!s->gaps && count == 0)
 	{
 		pfree(*nodata);
@@ -596,8 +588,9 @@ PbCoverageLoadMarkers(const PbCoverageCall *call, PbCoverageSlide *s, int role)
 						  call->caller);
 	if (s->gaps)
 		PbZeroPar(&run, labels, sizeof(uint32) * (size_t) npix);
-	CheckPass(PbCoverageReadMarkers(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
-									labels, &bad_tile, &bad_pixel, &v), call->caller);
+	PbCheckPass(PbCoverageReadMarkers(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
+									  labels, &bad_tile, &bad_pixel, &v),
+				call->caller, "reading the tiles");
 	if (bad_tile >= 0)
 		PbRefuseNegativeMarker(v, bad_pixel, s->tiles[bad_tile].h.width,
 							   SlideLabel(call, s->index),
@@ -616,8 +609,9 @@ PbCoverageLoadWalls(const PbCoverageCall *call, PbCoverageSlide *s, int role, ui
 {
 	PbRun		run = PbCpuRun();
 
-	CheckPass(PbCoverageReadWalls(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
-								  wall), call->caller);
+	PbCheckPass(PbCoverageReadWalls(&run, &s->grid, s->tiles, s->place, s->band[role], s->n,
+									wall),
+				call->caller, "reading the tiles");
 	FreeRole(s, role);
 }
 

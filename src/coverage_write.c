@@ -89,7 +89,7 @@ PbCoverageWrite(PbCoverageCall *call, const PbCoverageSlide *s, const PbCoverage
 		for (int64 k = 0; k < n; k++)
 			rasters[k] = call->out_raster ? FunctionCall1(&call->to_raster, PointerGetDatum(wkb[k])) :
 				PointerGetDatum(wkb[k]);
-		PbCompressValues(rasters, n);
+		PbCompressValues(rasters, n, call->caller);
 		for (int64 k = 0; k < n; k++)
 		{
 			const PbCoveragePlace *at = &s->place[order[first + k]];

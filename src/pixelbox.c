@@ -66,6 +66,18 @@ PbCpuRun(void)
 	return run;
 }
 
+/*
+ * After a pass of a PbCpuRun: a stop means an interrupt arrived (serviced
+ * here); any other failure is an error saying what failed.
+ */
+void
+PbCheckPass(PbStatus st, const char *caller, const char *what)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (st != PB_OK)
+		elog(ERROR, "%s: %s failed (status %d)", caller, what, (int) st);
+}
+
 static const struct config_enum_entry throttle_options[] = {
 	{"none", PB_THROTTLE_NONE, false},
 	{"filter", PB_THROTTLE_FILTER, false},

@@ -67,6 +67,7 @@ extern bool pb_pipelined;
 extern int	PbCpuThreads(void);
 extern int	PbInterruptArrived(void *arg);
 extern PbRun PbCpuRun(void);
+extern void PbCheckPass(PbStatus st, const char *caller, const char *what);
 extern int	pb_pipeline_throttle;
 extern int	pb_pipeline_fault;
 extern int	pb_tile_shapes;

@@ -19,7 +19,6 @@
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
 #include "common/pg_lzcompress.h"
-#include "miscadmin.h"
 
 #include "pixelbox.h"
 #include "toast_par.h"
@@ -73,15 +72,6 @@ DecompressItem(void *arg, int64_t i)
 	}
 }
 
-/* Turn a stop of a parallel pass into the cancel that caused it. */
-static void
-CheckCodecPass(PbStatus st, const char *what)
-{
-	CHECK_FOR_INTERRUPTS();
-	if (st != PB_OK)
-		elog(ERROR, "%s failed (status %d)", what, (int) st);
-}
-
 /* The compressed values among v[0, n) made plain, on the threads. */
 void
 PbDecompressValues(struct varlena **v, int64 n, const char *caller)
@@ -110,7 +100,7 @@ PbDecompressValues(struct varlena **v, int64 n, const char *caller)
 		j.dst[k] = palloc_extended(raw + VARHDRSZ, MCXT_ALLOC_HUGE);
 		SET_VARSIZE(j.dst[k], raw + VARHDRSZ);
 	}
-	CheckCodecPass(PbParallelFor(&run, m, DecompressItem, &j), "decompressing the tiles");
+	PbCheckPass(PbParallelFor(&run, m, DecompressItem, &j), caller, "decompressing the tiles");
 	for (int64 k = 0; k < m; k++)
 	{
 		/* as PostgreSQL's own check: only data corrupt on disk gets here */
@@ -140,7 +130,7 @@ CompressItem(void *arg, int64_t i)
 
 /* The plain values among v[0, n) lz4-compressed on the threads, where it pays. */
 void
-PbCompressValues(Datum *v, int64 n)
+PbCompressValues(Datum *v, int64 n, const char *caller)
 {
 	CodecJob	j;
 	int64	   *at;
@@ -168,7 +158,7 @@ PbCompressValues(Datum *v, int64 n)
 								   LZ4_compressBound((int) (VARSIZE(j.src[k]) - VARHDRSZ)),
 								   MCXT_ALLOC_HUGE);
 	}
-	CheckCodecPass(PbParallelFor(&run, m, CompressItem, &j), "compressing the tiles");
+	PbCheckPass(PbParallelFor(&run, m, CompressItem, &j), caller, "compressing the tiles");
 	for (int64 k = 0; k < m; k++)
 	{
 		int32		raw = (int32) VARSIZE(j.src[k]) - VARHDRSZ;

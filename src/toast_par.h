@@ -28,8 +28,9 @@ extern void PbDecompressValues(struct varlena **v, int64 n, const char *caller);
  * v[0, n) that lz4 shrinks (as PostgreSQL's own rule: by more than 2
  * bytes) by their compressed form, compressing on the threads; the plain
  * ones are freed.  Stored as they are, they are not compressed again.
- * With pglz (not thread-safe to compress), nothing is done.
+ * With pglz (not thread-safe to compress), nothing is done.  A cancel
+ * stops it (caller names the function for other failures).
  */
-extern void PbCompressValues(Datum *v, int64 n);
+extern void PbCompressValues(Datum *v, int64 n, const char *caller);
 
 #endif							/* PB_TOAST_PAR_H */

@@ -229,7 +229,18 @@ UNION ALL
 SELECT 'fill holes (raster)', pg_column_compression(l.rast), count(*),
        bool_and(ST_AsBinary(l.rast) = ST_AsBinary(p.rast)), bool_and(pg_column_size(l.rast) < length(ST_AsBinary(l.rast)))
 FROM store_rast_l l JOIN store_rast_p p USING (tile_x, tile_y) GROUP BY 1, 2;
-DROP TABLE store_src, store_ext, store_pglz, store_lz4, store_main, store_out_p, store_out_l, store_rast_p, store_rast_l;
+-- pixelbox.device = hybrid on every GPU there is (here none: the CPU
+-- threads alone) gives the CPU's tiles
+SET pixelbox.device = cpu;
+CREATE TABLE store_cpu AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM store_ext');
+SET pixelbox.device = hybrid;
+SET pixelbox.gpus = 2;
+SELECT count(*) AS tiles, count(*) FILTER (WHERE h.rast = c.rast) AS same
+FROM pb_coverage_fill_holes_wkb('SELECT rast FROM store_lz4') h JOIN store_cpu c USING (tile_x, tile_y);
+RESET pixelbox.gpus;
+RESET pixelbox.device;
+DROP TABLE store_src, store_ext, store_pglz, store_lz4, store_main, store_out_p, store_out_l, store_rast_p, store_rast_l,
+  store_cpu;
 
 -- a cancel (statement_timeout) stops a large coverage promptly
 CREATE TABLE big_tiles AS

@@ -137,7 +137,8 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 	PbReconHybridStats hs;
 	PbRun		run = PbCpuRun();
 	PbStatus	st;
-	int			ndev;
+	int			ndev,
+				block;
 	int			holds = PbGpuReconstructHolds(g, a->marker->width, a->marker->height,
 											  a->marker->type, a->connectivity, a->op,
 											  err, err_len);
@@ -146,10 +147,11 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 		return holds < 0 ? -1 : ReconOnGpu(g, arg, err, err_len);
 	a->hybrid = true;
 	ndev = PbGpuRasterDevices(g, gpus, a->caller);
+	block = HybridBlock(a->marker);
 	for (int d = 0; d < ndev; d++)
 	{
 		h[d] = (HybridGpu) {gpus[d]};
-		devs[d] = (PbReconDevice) {.run = GpuRegion, .ctx = &h[d], .block = HybridBlock(a->marker)};
+		devs[d] = (PbReconDevice) {.run = GpuRegion, .ctx = &h[d], .block = block};
 	}
 	st = PbReconstructHybrid(a->marker, a->mask, a->connectivity, a->op, &run,
 							 HYBRID_CELL, devs, ndev, &hs);

@@ -389,6 +389,28 @@ MazeMask(PbImage *m, Rng *r, double lo, double hi, double wall)
 }
 
 /*
+ * A long flood: mask a spiral (kind 0) or a maze of corridors in [20, 250]
+ * between walls that stop op, the marker the weakest everywhere but at
+ * the start (pixel 0).  Returns the marker; *mask gets the mask.
+ */
+static PbImage
+FloodCase(int w, int h, PbPixType t, int kind, PbReconOp op, Rng *r, PbImage *mask)
+{
+	PbImage		mk = ImgNew(w, h, t);
+	double		wall = op == PB_RECON_DILATE ? 0 : 255;
+
+	*mask = ImgNew(w, h, t);
+	if (kind == 0)
+		SpiralMask(mask, r, 20, 250, wall);
+	else
+		MazeMask(mask, r, 20, 250, wall);
+	for (size_t i = 0; i < (size_t) w * h; i++)
+		PbPixSet(&mk, i, wall);
+	PbPixSet(&mk, 0, PbPixGet(mask, 0));
+	return mk;
+}
+
+/*
  * Spirals and mazes: a single seed at the path start must travel the
  * whole path, values dropping (dilation) or rising (erosion) on the way.
  */
@@ -404,18 +426,10 @@ test_rgpu_recon_spiral_maze(void)
 				for (int op = 0; op < 2; op++)
 				{
 					PbPixType	t = (s + op) % 2 ? PB_PIX_32BF : PB_PIX_8BUI;
-					PbImage		mask = ImgNew(sizes[s][0], sizes[s][1], t);
-					PbImage		mk = ImgNew(sizes[s][0], sizes[s][1], t);
-					double		wall = op == PB_RECON_DILATE ? 0 : 255;
+					PbImage		mask;
+					PbImage		mk = FloodCase(sizes[s][0], sizes[s][1], t, kind, (PbReconOp) op,
+											   &r, &mask);
 
-					if (kind == 0)
-						SpiralMask(&mask, &r, 20, 250, wall);
-					else
-						MazeMask(&mask, &r, 20, 250, wall);
-					/* the marker: weakest everywhere but the start */
-					for (size_t i = 0; i < (size_t) mask.width * mask.height; i++)
-						PbPixSet(&mk, i, op == PB_RECON_DILATE ? 0 : 255);
-					PbPixSet(&mk, 0, PbPixGet(&mask, 0));
 					CheckRecon(&mk, &mask, conn, (PbReconOp) op, GPU_BUDGET,
 							   kind == 0 ? "spiral" : "maze", NULL);
 					ImgFree(&mask);
@@ -530,16 +544,10 @@ TiledCase(int k, int w, int h, PbPixType t, Rng *r, PbImage *mask, PbReconOp *op
 {
 	PbImage		mk;
 
-	*mask = ImgNew(w, h, t);
 	if (k % 6 < 2)
-	{
-		SpiralMask(mask, r, 20, 250, *op == PB_RECON_DILATE ? 0 : 255);
-		mk = ImgNew(w, h, t);
-		for (size_t i = 0; i < (size_t) w * h; i++)
-			PbPixSet(&mk, i, *op == PB_RECON_DILATE ? 0 : 255);
-		PbPixSet(&mk, 0, PbPixGet(mask, 0));
-	}
-	else if (k % 6 < 4)
+		return FloodCase(w, h, t, 0, *op, r, mask);
+	*mask = ImgNew(w, h, t);
+	if (k % 6 < 4)
 	{
 		HoleMask(mask, r, 25, 0.02);
 		mk = BorderMarker(mask);
@@ -654,10 +662,9 @@ test_rgpu_recon_hybrid_gpus(void)
 	{
 		PbReconOp	op = (PbReconOp) (k & 1);
 		PbPixType	t = k < 2 ? PB_PIX_8BUI : PB_PIX_32BF;
-		PbImage		mask = ImgNew(1201, 803, t);
-		PbImage		want = ImgNew(1201, 803, t);
-		PbImage		got;
-		double		wall = op == PB_RECON_DILATE ? 0 : 255;
+		PbImage		mask;
+		PbImage		want = FloodCase(1201, 803, t, k % 2, op, &r, &mask);
+		PbImage		got = ImgCopy(&want);
 		PbReconDevice devs[2] = {
 			{.run = GpuRegionOn, .ctx = g0, .block = 4},
 			{.run = GpuRegionOn, .ctx = g1, .block = 3}
@@ -665,14 +672,6 @@ test_rgpu_recon_hybrid_gpus(void)
 		PbRun		run = {4, 0, NULL, NULL};
 		PbReconHybridStats hs;
 
-		if (k % 2 == 0)
-			SpiralMask(&mask, &r, 20, 250, wall);
-		else
-			MazeMask(&mask, &r, 20, 250, wall);
-		for (size_t i = 0; i < (size_t) mask.width * mask.height; i++)
-			PbPixSet(&want, i, op == PB_RECON_DILATE ? 0 : 255);
-		PbPixSet(&want, 0, PbPixGet(&mask, 0));
-		got = ImgCopy(&want);
 		CHECK_INT(PbReconstructCpu(&want, &mask, 8, op, &run), PB_OK);
 		CHECK_INT(PbReconstructHybrid(&got, &mask, 8, op, &run, 64, devs, 2, &hs), PB_OK);
 		CHECK(!devs[0].failed && !devs[1].failed);

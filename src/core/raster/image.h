@@ -140,9 +140,9 @@ PbStatus	PbReconCheck(const PbImage *marker, const PbImage *mask,
  * foreground pixel gets the distance to the nearest background pixel,
  * background pixels 0.  Spacing: row step sy, column step sx (> 0, finite);
  * sides up to PB_EDT_MAX_SIDE.  With no background pixel at all the
- * distances are SciPy's: to a virtual background pixel at row -1, column 0.  nearest
- * (optional) receives, per pixel, y * width + x of a nearest background
- * pixel (-1 when there is none).  Distances equal SciPy's
+ * distances are SciPy's: to a virtual background pixel at row -1, column
+ * 0.  nearest (optional) receives, per pixel, y * width + x of a nearest
+ * background pixel (-1 when there is none).  Distances equal SciPy's
  * distance_transform_edt cast to float, bit for bit.
  */
 PbStatus PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "../src/core/raster/image.h"
+#include "../src/core/raster/window.h"
 #include "../src/core/raster/watershed.h"
 #include "pb_gpu.h"
 
@@ -65,6 +66,28 @@ int			PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask,
  */
 int			PbGpuReconstructHolds(PbGpu *g, int width, int height, PbPixType type,
 								  int connectivity, PbReconOp op, char *err, size_t err_len);
+
+/*
+ * Like PbReconWindowCpu (src/core/raster/recon_window.h), on the GPU of g:
+ * window win of marker under mask as one tile, whose halo'd extent must
+ * fit what is left of g's budget (a square of PbGpuReconstructWindowSide
+ * pixels a side does).  The extent moves between the host and the device
+ * in one pitched copy each way, with no host scratch.  0, 1 when polled to
+ * stop, -1 with a reason (the region then holds a partial reconstruction
+ * and win->border is undefined).
+ */
+int			PbGpuReconstructWindow(PbGpu *g, PbImage *marker, const PbImage *mask,
+								   const PbRasterWindow *win, int connectivity, PbReconOp op,
+								   PbPollFn poll, void *poll_arg,
+								   PbRasterGpuStats *stats, char *err, size_t err_len);
+
+/*
+ * The side of the largest square extent (halo included) of pixel type
+ * that PbGpuReconstructWindow, called now, takes on g as one tile: >= 1,
+ * 0 when none fits, or -1 with a reason in err.
+ */
+int			PbGpuReconstructWindowSide(PbGpu *g, PbPixType type, int connectivity,
+									   PbReconOp op, char *err, size_t err_len);
 
 /* Like PbDistanceCpu, on the GPU. */
 int			PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,

@@ -40,6 +40,26 @@ PbGpuReconstructHolds(PbGpu *g, int width, int height, PbPixType type, int conne
 	return NoCuda(NULL, err, err_len);
 }
 
+/* No GPU reconstruction of a window without CUDA. */
+int
+PbGpuReconstructWindow(PbGpu *g, PbImage *marker, const PbImage *mask, const PbRasterWindow *win,
+					   int connectivity, PbReconOp op, PbPollFn poll, void *poll_arg,
+					   PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	(void) g, (void) marker, (void) mask, (void) win, (void) connectivity, (void) op;
+	(void) poll, (void) poll_arg;
+	return NoCuda(stats, err, err_len);
+}
+
+/* No GPU window side without CUDA. */
+int
+PbGpuReconstructWindowSide(PbGpu *g, PbPixType type, int connectivity, PbReconOp op,
+						   char *err, size_t err_len)
+{
+	(void) g, (void) type, (void) connectivity, (void) op;
+	return NoCuda(NULL, err, err_len);
+}
+
 /* No GPU distance transform without CUDA. */
 int
 PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,

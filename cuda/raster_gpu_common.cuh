@@ -81,6 +81,15 @@ cudaError_t RgTimeStart(RgCtx *c);
 /* End a timed section: wait for the stream, add its milliseconds to *ms. */
 cudaError_t RgTimeEnd(RgCtx *c, double *ms);
 
+/*
+ * Pack the ring (window.h's order) of the w x h rectangle at (ox, oy) of
+ * a device tile, pitch pixels of ps bytes a row, into the device buffer
+ * ring (pack), or unpack ring into it; launched on stream s
+ * (ring_kernels.cu).
+ */
+cudaError_t RgRingMove(char *tile, int64_t pitch, int64_t ox, int64_t oy, int64_t w, int64_t h,
+					   size_t ps, char *ring, bool pack, cudaStream_t s);
+
 /* Nonzero when poll (may be NULL) asks to stop. */
 static inline int
 RgStop(PbPollFn poll, void *arg)

@@ -188,7 +188,58 @@ struct ReconBufs
 	int		   *q[2];			/* input / next queues, nblocks * cb each */
 	int		   *regions;		/* 2 * nblocks * cb */
 	unsigned   *cnt;			/* RC_NWORDS counters */
+	char	   *halo,
+			   *border;			/* a window's rings (PbGpuReconstructWindow) */
 };
+
+/*
+ * Allocate b's buffers for plan pl (the tile through the host unless
+ * resident, staging, queues, counters).  0, or -1 with a reason.
+ */
+static int
+AllocBufs(RgCtx *c, const ReconPlan *pl, ReconBufs *b, char *err, size_t err_len)
+{
+	size_t		q = (size_t) pl->nblocks * pl->cb * sizeof(int);
+
+	if (!pl->resident)
+	{
+		RG_TRY(RgAlloc(c, (void **) &b->J, pl->tile_pix * sizeof(int)), "allocating GPU memory for the marker");
+		RG_TRY(RgAlloc(c, (void **) &b->I, pl->tile_pix * sizeof(int)), "allocating GPU memory for the mask");
+	}
+	RG_TRY(RgAlloc(c, &b->stage, pl->tile_pix * pl->ps), "allocating GPU memory for staging");
+	RG_TRY(RgAlloc(c, (void **) &b->q[0], q), "allocating GPU memory for the queues");
+	RG_TRY(RgAlloc(c, (void **) &b->q[1], q), "allocating GPU memory for the queues");
+	RG_TRY(RgAlloc(c, (void **) &b->regions, 2 * q), "allocating GPU memory for the queues");
+	RG_TRY(RgAlloc(c, (void **) &b->cnt, RC_NWORDS * sizeof(unsigned)), "allocating GPU memory for counters");
+	return 0;
+fail:
+	return -1;
+}
+
+/*
+ * Free b's buffers (any of them NULL) and wait for the stream: rc, or -1
+ * with a reason when the wait fails a call that had succeeded.
+ */
+static int
+FreeBufs(RgCtx *c, ReconBufs *b, int rc, char *err, size_t err_len)
+{
+	RgFree(c, b->J);
+	RgFree(c, b->I);
+	RgFree(c, b->stage);
+	RgFree(c, b->q[0]);
+	RgFree(c, b->q[1]);
+	RgFree(c, b->regions);
+	RgFree(c, b->cnt);
+	RgFree(c, b->halo);
+	RgFree(c, b->border);
+	if (cudaStreamSynchronize(c->stream) != cudaSuccess && rc == 0)
+	{
+		snprintf(err, err_len, "CUDA failed while freeing: %s", cudaGetErrorString(cudaGetLastError()));
+		rc = -1;
+	}
+	cudaGetLastError();
+	return rc;
+}
 
 /* A tile: its interior [x0, x1) x [y0, y1), and with its halo [rx0, rx1) x [ry0, ry1). */
 struct TileRect
@@ -234,27 +285,33 @@ ElemGrid(size_t n, int sms)
 
 /*
  * Load tile r of marker and mask (with its halo) from the host into J and
- * I as keys, through the staging buffer.  0, or -1 with a reason.
+ * I as keys, through the staging buffer; the ring of the tile's extent
+ * from the device buffer ring instead of marker's, when ring is not NULL.
+ * 0, or -1 with a reason.
  */
 static int
 LoadTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, void *stage, int *J, int *I,
-		 const PbImage *marker, const PbImage *mask, const TileRect *r,
+		 const PbImage *marker, const PbImage *mask, const TileRect *r, char *ring,
 		 PbRasterGpuStats *st, char *err, size_t err_len)
 {
 	int			rw = r->rx1 - r->rx0,
 				rh = r->ry1 - r->ry0;
 	size_t		n = (size_t) rw * rh;
 	size_t		ps = pl->ps;
-	size_t		off = ((size_t) r->ry0 * pl->w + r->rx0) * ps;
+	size_t		pitch = (size_t) marker->width * ps;
+	size_t		off = (size_t) r->ry0 * pitch + (size_t) r->rx0 * ps;
 	int			eg = ElemGrid(n, c->sms);
 
 	RG_TRY(RgTimeStart(c), "timing");
-	if (RgCopyIn(c, stage, rw * ps, (const char *) marker->data + off, (size_t) pl->w * ps,
+	if (RgCopyIn(c, stage, rw * ps, (const char *) marker->data + off, pitch,
 				 rw * ps, rh, "copying the marker to the GPU", err, err_len) != 0)
 		goto fail;
+	if (ring != NULL)
+		RG_TRY(RgRingMove((char *) stage, rw, 0, 0, rw, rh, ps, ring, false, c->stream),
+			   "launching the halo's copy");
 	kr->load_keys(stage, J, n, c->stream, eg);
 	RG_TRY(cudaGetLastError(), "launching the marker conversion");
-	if (RgCopyIn(c, stage, rw * ps, (const char *) mask->data + off, (size_t) pl->w * ps,
+	if (RgCopyIn(c, stage, rw * ps, (const char *) mask->data + off, pitch,
 				 rw * ps, rh, "copying the mask to the GPU", err, err_len) != 0)
 		goto fail;
 	kr->load_mask(stage, I, J, n, c->stream, eg);
@@ -267,26 +324,39 @@ fail:
 
 /*
  * Store the interior of tile r from its keys J back into marker on the
- * host, through the staging buffer.  0, or -1 with a reason.
+ * host, through the staging buffer; when ring is not NULL, the interior's
+ * own ring goes into the device buffer ring instead of marker.  0, or -1
+ * with a reason.
  */
 static int
 StoreTile(RgCtx *c, const ReconPlan *pl, const ReconKernels *kr, void *stage, const int *J,
-		  PbImage *marker, const TileRect *r, PbRasterGpuStats *st, char *err, size_t err_len)
+		  PbImage *marker, const TileRect *r, char *ring, PbRasterGpuStats *st, char *err,
+		  size_t err_len)
 {
 	int			rw = r->rx1 - r->rx0,
 				rh = r->ry1 - r->ry0;
 	size_t		n = (size_t) rw * rh;
 	size_t		ps = pl->ps;
+	size_t		pitch = (size_t) marker->width * ps;
+	int			in = ring != NULL;	/* rows and columns the ring keeps off marker */
+	int			x0 = r->x0 + in,
+				y0 = r->y0 + in,
+				x1 = r->x1 - in,
+				y1 = r->y1 - in;
 
 	RG_TRY(RgTimeStart(c), "timing");
 	kr->store_keys(J, stage, n, c->stream, ElemGrid(n, c->sms));
 	RG_TRY(cudaGetLastError(), "launching the result conversion");
-	if (RgCopyOut(c, (char *) marker->data + ((size_t) r->y0 * pl->w + r->x0) * ps,
-				  (size_t) pl->w * ps,
-				  (const char *) stage + ((size_t) (r->y0 - r->ry0) * rw + (r->x0 - r->rx0)) * ps,
-				  rw * ps, (size_t) (r->x1 - r->x0) * ps, r->y1 - r->y0,
+	if (x1 > x0 && y1 > y0 &&
+		RgCopyOut(c, (char *) marker->data + (size_t) y0 * pitch + (size_t) x0 * ps, pitch,
+				  (const char *) stage + ((size_t) (y0 - r->ry0) * rw + (x0 - r->rx0)) * ps,
+				  rw * ps, (size_t) (x1 - x0) * ps, y1 - y0,
 				  "copying the result back", err, err_len) != 0)
 		goto fail;
+	if (ring != NULL)
+		RG_TRY(RgRingMove((char *) stage, rw, r->x0 - r->rx0, r->y0 - r->ry0, r->x1 - r->x0,
+						  r->y1 - r->y0, ps, ring, true, c->stream),
+			   "launching the border's copy");
 	RG_TRY(RgTimeEnd(c, &st->transfer_ms), "storing the tile");
 	return 0;
 fail:
@@ -540,14 +610,14 @@ VisitThroughHost(TileRun *u, size_t t, unsigned *sides)
 
 	if (tiled)
 		SaveRing(u->marker, pl->ps, r.x0, r.y0, r.x1, r.y1, u->ring);
-	if (LoadTile(u->c, pl, u->kr, u->b->stage, u->b->J, u->b->I, u->marker, u->mask, &r, u->st,
-				 u->err, u->err_len) != 0)
+	if (LoadTile(u->c, pl, u->kr, u->b->stage, u->b->J, u->b->I, u->marker, u->mask, &r, NULL,
+				 u->st, u->err, u->err_len) != 0)
 		return -1;
 	rc = Propagate(u->c, pl, u->kr, u->b, u->b->J, u->b->I, r.rx1 - r.rx0, r.ry1 - r.ry0,
 				   u->poll, u->poll_arg, u->st, u->err, u->err_len);
 	if (rc != 0)
 		return rc;
-	if (StoreTile(u->c, pl, u->kr, u->b->stage, u->b->J, u->marker, &r, u->st, u->err,
+	if (StoreTile(u->c, pl, u->kr, u->b->stage, u->b->J, u->marker, &r, NULL, u->st, u->err,
 				  u->err_len) != 0)
 		return -1;
 	*sides = tiled && RingChanged(u->marker, pl->ps, r.x0, r.y0, r.x1, r.y1, u->ring)
@@ -690,8 +760,8 @@ RunResident(TileRun *u)
 
 		RG_TRY(RgAlloc(c, (void **) &u->tj[t], n * sizeof(int)), "allocating GPU memory for the marker");
 		RG_TRY(RgAlloc(c, (void **) &u->ti[t], n * sizeof(int)), "allocating GPU memory for the mask");
-		if (LoadTile(c, pl, u->kr, u->b->stage, u->tj[t], u->ti[t], u->marker, u->mask, &r, u->st,
-					 err, err_len) != 0)
+		if (LoadTile(c, pl, u->kr, u->b->stage, u->tj[t], u->ti[t], u->marker, u->mask, &r, NULL,
+					 u->st, err, err_len) != 0)
 			goto fail;
 	}
 	rc = SweepTiles(u, VisitResident);
@@ -699,7 +769,7 @@ RunResident(TileRun *u)
 	{
 		TileRect	r = TileOf(pl, t);
 
-		if (StoreTile(c, pl, u->kr, u->b->stage, u->tj[t], u->marker, &r, u->st, err,
+		if (StoreTile(c, pl, u->kr, u->b->stage, u->tj[t], u->marker, &r, NULL, u->st, err,
 					  err_len) != 0)
 			goto fail;
 	}
@@ -816,19 +886,8 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 
 	st.tiles = pl.ntx * pl.nty;
 	st.resident = pl.resident;
-	if (!pl.resident)
-	{
-		RG_TRY(RgAlloc(c, (void **) &b.J, pl.tile_pix * sizeof(int)), "allocating GPU memory for the marker");
-		RG_TRY(RgAlloc(c, (void **) &b.I, pl.tile_pix * sizeof(int)), "allocating GPU memory for the mask");
-	}
-	RG_TRY(RgAlloc(c, &b.stage, pl.tile_pix * pl.ps), "allocating GPU memory for staging");
-	RG_TRY(RgAlloc(c, (void **) &b.q[0], (size_t) pl.nblocks * pl.cb * sizeof(int)),
-		   "allocating GPU memory for the queues");
-	RG_TRY(RgAlloc(c, (void **) &b.q[1], (size_t) pl.nblocks * pl.cb * sizeof(int)),
-		   "allocating GPU memory for the queues");
-	RG_TRY(RgAlloc(c, (void **) &b.regions, (size_t) 2 * pl.nblocks * pl.cb * sizeof(int)),
-		   "allocating GPU memory for the queues");
-	RG_TRY(RgAlloc(c, (void **) &b.cnt, RC_NWORDS * sizeof(unsigned)), "allocating GPU memory for counters");
+	if (AllocBufs(c, &pl, &b, err, err_len) != 0)
+		goto fail;
 	memset(&u, 0, sizeof(u));
 	u.c = c;
 	u.pl = &pl;
@@ -846,19 +905,153 @@ PbGpuReconstruct(PbGpu *g, PbImage *marker, const PbImage *mask, int connectivit
 fail:
 	rc = -1;
 done:
-	RgFree(c, b.J);
-	RgFree(c, b.I);
-	RgFree(c, b.stage);
-	RgFree(c, b.q[0]);
-	RgFree(c, b.q[1]);
-	RgFree(c, b.regions);
-	RgFree(c, b.cnt);
-	if (cudaStreamSynchronize(c->stream) != cudaSuccess && rc == 0)
+	rc = FreeBufs(c, &b, rc, err, err_len);
+	RgEnd(c);
+	if (stats)
+		*stats = st;
+	return rc;
+}
+
+/* Device bytes of a w x h window (halo included) as one tile, with its two rings. */
+static size_t
+WindowBytes(size_t w, size_t h, size_t ps, int sms, int occ)
+{
+	return TileBytes(w * h, ps, sms, occ) + 4 * (w + h) * ps;
+}
+
+/* Whether a w x h window goes as one tile within budget. */
+static bool
+WindowFits(size_t w, size_t h, size_t ps, size_t budget, int sms, int occ)
+{
+	size_t		cap = rc_test_tile_cap > 0 ? rc_test_tile_cap : RC_MAX_TILE_PIX;
+
+	return w * h <= cap && WindowBytes(w, h, ps, sms, occ) <= budget;
+}
+
+/*
+ * The side of the largest square window PbGpuReconstructWindow takes on g
+ * now (see pb_raster_gpu.h).
+ */
+extern "C" int
+PbGpuReconstructWindowSide(PbGpu *g, PbPixType type, int connectivity, PbReconOp op,
+						   char *err, size_t err_len)
+{
+	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
+	size_t		ps = PbPixSize(type);
+	long		lo = 0,
+				hi = 1L << 17;
+	int			occ = 0;
+
+	if (ps == 0 || (connectivity != 4 && connectivity != 8))
 	{
-		snprintf(err, err_len, "CUDA failed while freeing: %s", cudaGetErrorString(cudaGetLastError()));
-		rc = -1;
+		snprintf(err, err_len, "invalid reconstruction arguments (type or connectivity)");
+		return -1;
 	}
-	cudaGetLastError();
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
+		return -1;
+	RG_TRY(RcPickKernels(op == PB_RECON_ERODE, connectivity == 8, ps).prop_occupancy(&occ),
+		   "querying the occupancy of the propagation kernel");
+	while (lo < hi)				/* largest side that fits */
+	{
+		long		mid = (lo + hi + 1) / 2;
+
+		if (WindowFits((size_t) mid, (size_t) mid, ps, memory_budget, c->sms, occ))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	RgEnd(c);
+	return (int) lo;
+fail:
+	RgEnd(c);
+	return -1;
+}
+
+/*
+ * Reconstruct window win of marker under mask on the GPU of g as one tile
+ * (see pb_raster_gpu.h): the extent in from the host with its ring from
+ * win->halo, propagated, the region but its ring out to marker and its
+ * ring to win->border.
+ */
+extern "C" int
+PbGpuReconstructWindow(PbGpu *g, PbImage *marker, const PbImage *mask, const PbRasterWindow *win,
+					   int connectivity, PbReconOp op, PbPollFn poll, void *poll_arg,
+					   PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	PbRasterGpuStats st;
+	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
+	ReconPlan	pl;
+	ReconKernels kr;
+	ReconBufs	b;
+	TileRect	r;
+	size_t		ps;
+	int			occ = 0;
+	int			rc = -1;
+
+	memset(&st, 0, sizeof(st));
+	memset(&b, 0, sizeof(b));
+	memset(&pl, 0, sizeof(pl));
+	if (stats)
+		*stats = st;
+	if (marker == NULL || mask == NULL || win == NULL || marker->width != mask->width ||
+		marker->height != mask->height || marker->type != mask->type ||
+		PbPixSize(marker->type) == 0 || marker->data == NULL || mask->data == NULL ||
+		(connectivity != 4 && connectivity != 8) ||
+		(op != PB_RECON_DILATE && op != PB_RECON_ERODE) ||
+		win->halo == NULL || win->border == NULL ||
+		win->hx0 < 0 || win->hy0 < 0 || win->hx1 > marker->width || win->hy1 > marker->height ||
+		win->hx0 > win->x0 || win->hy0 > win->y0 || win->x0 >= win->x1 || win->y0 >= win->y1 ||
+		win->x1 > win->hx1 || win->y1 > win->hy1)
+	{
+		snprintf(err, err_len, "invalid reconstruction window (sizes, types, rectangles, rings, connectivity or operation)");
+		return -1;
+	}
+	ps = PbPixSize(marker->type);
+	r = (TileRect) {(int) win->x0, (int) win->y0, (int) win->x1, (int) win->y1,
+		(int) win->hx0, (int) win->hy0, (int) win->hx1, (int) win->hy1};
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
+		return -1;
+	kr = RcPickKernels(op == PB_RECON_ERODE, connectivity == 8, ps);
+	RG_TRY(kr.prop_occupancy(&occ), "querying the occupancy of the propagation kernel");
+	pl.w = r.rx1 - r.rx0;
+	pl.h = r.ry1 - r.ry0;
+	pl.ps = ps;
+	if (!WindowFits((size_t) pl.w, (size_t) pl.h, ps, memory_budget, c->sms, occ))
+	{
+		snprintf(err, err_len, "a %d x %d window is more than one tile of the GPU's budget (%zu bytes)",
+				 pl.w, pl.h, memory_budget);
+		goto fail;
+	}
+	CutTiles(&pl, pl.w > pl.h ? pl.w : pl.h, c->sms, occ);
+	st.tiles = 1;
+	if (AllocBufs(c, &pl, &b, err, err_len) != 0)
+		goto fail;
+	RG_TRY(RgAlloc(c, (void **) &b.halo, (size_t) PbRingPixels(pl.w, pl.h) * ps),
+		   "allocating GPU memory for the halo");
+	RG_TRY(RgAlloc(c, (void **) &b.border,
+				   (size_t) PbRingPixels(win->x1 - win->x0, win->y1 - win->y0) * ps),
+		   "allocating GPU memory for the border");
+	RG_TRY(cudaMemcpyAsync(b.halo, win->halo, (size_t) PbRingPixels(pl.w, pl.h) * ps,
+						   cudaMemcpyHostToDevice, c->stream), "copying the halo to the GPU");
+	if (LoadTile(c, &pl, &kr, b.stage, b.J, b.I, marker, mask, &r, b.halo, &st, err, err_len) != 0)
+		goto fail;
+	rc = Propagate(c, &pl, &kr, &b, b.J, b.I, pl.w, pl.h, poll, poll_arg, &st, err, err_len);
+	if (rc != 0)
+		goto done;
+	if (StoreTile(c, &pl, &kr, b.stage, b.J, marker, &r, b.border, &st, err, err_len) != 0)
+		goto fail;
+	RG_TRY(cudaMemcpyAsync(win->border, b.border,
+						   (size_t) PbRingPixels(win->x1 - win->x0, win->y1 - win->y0) * ps,
+						   cudaMemcpyDeviceToHost, c->stream), "copying the border back");
+	RG_TRY(cudaStreamSynchronize(c->stream), "copying the border back");
+	rc = 0;
+	goto done;
+fail:
+	rc = -1;
+done:
+	rc = FreeBufs(c, &b, rc, err, err_len);
 	RgEnd(c);
 	if (stats)
 		*stats = st;

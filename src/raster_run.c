@@ -10,8 +10,6 @@
  */
 #include "postgres.h"
 
-#include <math.h>
-
 #include "miscadmin.h"
 
 #include "../cuda/pb_raster_gpu.h"
@@ -82,13 +80,13 @@ typedef struct HybridGpu
 
 /* PbReconRegionFn: one region of a hybrid reconstruction on the GPU. */
 static int
-GpuRegion(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbReconOp op,
-		  char *err, size_t err_len)
+GpuRegion(void *ctx, PbImage *marker, const PbImage *mask, const PbRasterWindow *win,
+		  int connectivity, PbReconOp op, char *err, size_t err_len)
 {
 	HybridGpu  *h = (HybridGpu *) ctx;
 	PbRasterGpuStats st;
-	int			rc = PbGpuReconstruct(h->g, marker, mask, connectivity, op, PbInterruptArrived,
-									  NULL, &st, err, err_len);
+	int			rc = PbGpuReconstructWindow(h->g, marker, mask, win, connectivity, op,
+											PbInterruptArrived, NULL, &st, err, err_len);
 
 	h->stats.kernel_ms += st.kernel_ms;
 	h->stats.transfer_ms += st.transfer_ms;
@@ -97,33 +95,30 @@ GpuRegion(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbR
 	return rc;
 }
 
-/* A quarter of pixelbox.gpu_memory: what the GPU's images may take. */
-static double
-GpuImageBudget(void)
-{
-	return (double) pb_gpu_memory_mb * 1024 * 1024 / 4;
-}
-
 /*
- * The GPU's blocks, in cells: what the image budget holds of marker and
- * mask (the rest of pixelbox.gpu_memory for the kernels' queues), and at
- * most a quarter of the image's side, so that the CPU threads have blocks
- * to take while the GPU runs one.
+ * The GPUs' blocks, in cells: the largest square window (with its halo)
+ * the first GPU takes as one tile, and at most a quarter of the image's
+ * side, so that the CPU threads have blocks to take while a GPU runs one;
+ * 0 when not even one cell fits, -1 with a reason in err.
  */
 static int
-HybridBlock(const PbImage *marker)
+HybridBlock(PbGpu *g, const ReconArgs *a, char *err, size_t err_len)
 {
-	double		side = sqrt(GpuImageBudget() / (2.0 * PbPixSize(marker->type)));
-	int64		cells = ((int64) Max(marker->width, marker->height) + HYBRID_CELL - 1) / HYBRID_CELL;
-	int64		block = Max(1, (int64) (side / HYBRID_CELL));
+	int			side = PbGpuReconstructWindowSide(g, a->marker->type, a->connectivity, a->op,
+												  err, err_len);
+	int64		cells = ((int64) Max(a->marker->width, a->marker->height) + HYBRID_CELL - 1) /
+		HYBRID_CELL;
 
-	return (int) Max(1, Min(block, (cells + 3) / 4));
+	if (side < 0)
+		return -1;
+	return (int) Min((int64) Max(side - 2, 0) / HYBRID_CELL, (cells + 3) / 4);
 }
 
 /*
  * PbGpuWork: the reconstruction on the first GPU alone when it holds the
- * image at once (it is then several times the CPU threads), else on the
- * CPU threads and every GPU of pixelbox.gpus together.  A GPU that fails
+ * image at once (it is then several times the CPU threads) or not even a
+ * cell at once, else on the CPU threads and every GPU of pixelbox.gpus
+ * together.  A GPU that fails
  * gives its WARNING and leaves its regions to the others: the run still
  * ends with the reconstruction, so the work is done either way.
  */
@@ -145,9 +140,11 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 
 	if (holds != 0)
 		return holds < 0 ? -1 : ReconOnGpu(g, arg, err, err_len);
+	block = HybridBlock(g, a, err, err_len);
+	if (block <= 0)				/* not a cell fits: the GPU alone, in its own tiles */
+		return block < 0 ? -1 : ReconOnGpu(g, arg, err, err_len);
 	a->hybrid = true;
 	ndev = PbGpuRasterDevices(g, gpus, a->caller);
-	block = HybridBlock(a->marker);
 	for (int d = 0; d < ndev; d++)
 	{
 		h[d] = (HybridGpu) {gpus[d]};

@@ -21,6 +21,7 @@
 #include "../cuda/pb_raster_gpu.h"
 #include "../cuda/pb_raster_gpu_test.h"
 #include "../src/core/raster/recon_hybrid.h"
+#include "../src/core/raster/recon_window.h"
 #include "harness.h"
 #include "test_gpu_context.h"
 #include "recon_ref.h"
@@ -624,13 +625,178 @@ test_rgpu_recon_resident(void)
 
 /* PbReconRegionFn: one region of a hybrid run on the GPU context ctx. */
 static int
-GpuRegionOn(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbReconOp op,
-			char *err, size_t err_len)
+GpuRegionOn(void *ctx, PbImage *marker, const PbImage *mask, const PbRasterWindow *win,
+			int connectivity, PbReconOp op, char *err, size_t err_len)
 {
 	PbRasterGpuStats st;
 
-	return PbGpuReconstruct((PbGpu *) ctx, marker, mask, connectivity, op, NULL, NULL, &st,
-							err, err_len);
+	return PbGpuReconstructWindow((PbGpu *) ctx, marker, mask, win, connectivity, op, NULL,
+								  NULL, &st, err, err_len);
+}
+
+/*
+ * Run window [x0, x1) x [y0, y1) of marker (its halo: the image's ring of
+ * the extent, every third pixel raised to the mask) on the GPU of g and
+ * with PbReconWindowCpu: the same image and the same border, byte for
+ * byte.
+ */
+static void
+CheckWindowGpu(PbGpu *g, const PbImage *marker, const PbImage *mask, int x0, int y0, int x1,
+			   int y1, int conn, PbReconOp op)
+{
+	size_t		px = PbPixSize(mask->type);
+	PbRasterWindow win = {x0, y0, x1, y1, x0 > 0 ? x0 - 1 : 0, y0 > 0 ? y0 - 1 : 0,
+		x1 < mask->width ? x1 + 1 : mask->width, y1 < mask->height ? y1 + 1 : mask->height,
+	NULL, NULL};
+	int64_t		ew = win.hx1 - win.hx0,
+				eh = win.hy1 - win.hy0;
+	int64_t		nh = PbRingPixels(ew, eh),
+				nb = PbRingPixels(x1 - x0, y1 - y0);
+	char	   *halo = (char *) RgMalloc((size_t) nh * px),
+			   *mring = (char *) RgMalloc((size_t) nh * px),
+			   *bcpu = (char *) RgMalloc((size_t) nb * px),
+			   *bgpu = (char *) RgMalloc((size_t) nb * px);
+	void	   *s0 = RgMalloc((size_t) (ew * eh) * px),
+			   *s1 = RgMalloc((size_t) (ew * eh) * px);
+	PbImage		cpu = ImgCopy(marker),
+				gpu = ImgCopy(marker);
+	PbRasterGpuStats st;
+	char		err[256] = "";
+	int			rc;
+
+	pb_test_context("window [%d,%d) x [%d,%d) of %dx%d %s conn %d %s", x0, x1, y0, y1,
+					mask->width, mask->height, type_names[mask->type], conn, op_names[op]);
+	PbRingGather(marker, win.hx0, win.hy0, win.hx1, win.hy1, halo);
+	PbRingGather(mask, win.hx0, win.hy0, win.hx1, win.hy1, mring);
+	for (int64_t i = 0; i < nh; i += 3)
+		memcpy(halo + i * px, mring + i * px, px);
+	win.halo = halo;
+	win.border = bcpu;
+	CHECK_INT(PbReconWindowCpu(&cpu, mask, &win, conn, op, false, s0, s1), PB_OK);
+	win.border = bgpu;
+	rc = PbGpuReconstructWindow(g, &gpu, mask, &win, conn, op, NULL, NULL, &st, err, sizeof(err));
+	if (rc != 0)
+		pb_check_fail(__FILE__, __LINE__, "PbGpuReconstructWindow returned %d: %s", rc, err);
+	else
+	{
+		/* by value: the GPU's keys do not keep the sign of a zero (see CheckRecon) */
+		PbImage		bc = {(int32_t) nb, 1, mask->type, bcpu},
+					bg = {(int32_t) nb, 1, mask->type, bgpu};
+
+		for (int64_t i = 0; i < (int64_t) mask->width * mask->height; i++)
+			if (PbPixGet(&cpu, i) != PbPixGet(&gpu, i))
+			{
+				pb_check_fail(__FILE__, __LINE__, "pixel %lld: CPU %g, GPU %g", (long long) i,
+							  PbPixGet(&cpu, i), PbPixGet(&gpu, i));
+				break;
+			}
+		for (int64_t i = 0; i < nb; i++)
+			if (PbPixGet(&bc, i) != PbPixGet(&bg, i))
+			{
+				pb_check_fail(__FILE__, __LINE__, "border pixel %lld: CPU %g, GPU %g",
+							  (long long) i, PbPixGet(&bc, i), PbPixGet(&bg, i));
+				break;
+			}
+		CHECK_INT(st.tiles, 1);
+	}
+	free(halo);
+	free(mring);
+	free(bcpu);
+	free(bgpu);
+	free(s0);
+	free(s1);
+	ImgFree(&cpu);
+	ImgFree(&gpu);
+}
+
+/*
+ * A window of a larger image on the GPU (PbGpuReconstructWindow) against
+ * the CPU's (PbReconWindowCpu): random images of every type, windows
+ * inside, at the edges, one pixel thin and the whole image; a spiral
+ * crossing a window; the largest window PbGpuReconstructWindowSide gives
+ * taken, one pixel more refused; bad windows refused.
+ */
+void
+test_rgpu_recon_window(void)
+{
+	Rng			r = {8080};
+	PbGpu	   *g = TestGpu(GPU_BUDGET);
+	PbGpu	   *small = TestGpu((size_t) 8 << 20);
+	char		err[256] = "";
+
+	for (int k = 0; k < 24; k++)
+	{
+		PbPixType	t = (PbPixType) (k % 4);
+		PbReconOp	op = (PbReconOp) (k / 4 % 2);
+		int			w = (int) RngRange(&r, 1, 300),
+					h = (int) RngRange(&r, 1, 200);
+		PbImage		mask = ImgNew(w, h, t);
+		PbImage		mk;
+		int			x0 = (int) RngRange(&r, 0, w - 1),
+					y0 = (int) RngRange(&r, 0, h - 1);
+		int			x1 = k % 6 == 5 ? x0 + 1 : (int) RngRange(&r, x0 + 1, w),
+					y1 = k % 6 == 4 ? y0 + 1 : (int) RngRange(&r, y0 + 1, h);
+
+		ImgFill(&mask, &r, k % 2);
+		mk = MarkerFor(&mask, op, &r, 1 - k % 2);
+		CheckWindowGpu(g, &mk, &mask, x0, y0, x1, y1, 4 + 4 * (k / 8 % 2), op);
+		if (k % 6 == 0)
+			CheckWindowGpu(g, &mk, &mask, 0, 0, w, h, 8, op);
+		ImgFree(&mask);
+		ImgFree(&mk);
+	}
+	for (int op = 0; op < 2; op++)
+	{
+		PbImage		mask;
+		PbImage		mk = FloodCase(700, 500, PB_PIX_8BUI, 0, (PbReconOp) op, &r, &mask);
+
+		CheckWindowGpu(g, &mk, &mask, 100, 50, 600, 450, 8, (PbReconOp) op);
+		ImgFree(&mask);
+		ImgFree(&mk);
+	}
+	{
+		int			side = PbGpuReconstructWindowSide(small, PB_PIX_16BUI, 8, PB_RECON_DILATE,
+													  err, sizeof(err));
+		PbImage		mask = ImgNew(side + 4, side + 4, PB_PIX_16BUI);
+		PbImage		mk;
+		PbRasterWindow win = {1, 1, side - 1, side - 1, 0, 0, side, side, NULL, NULL};
+		PbRasterGpuStats st;
+		char	   *halo = (char *) RgMalloc((size_t) 8 * (side + 2) * 2),
+				   *border = (char *) RgMalloc((size_t) 8 * (side + 2) * 2);
+
+		pb_test_note("largest window of 16-bit pixels in 8 MB: %d", side);
+		CHECK(side > 100 && side < 1100);
+		ImgFill(&mask, &r, 1);
+		mk = MarkerFor(&mask, PB_RECON_DILATE, &r, 0);
+		CheckWindowGpu(small, &mk, &mask, 1, 1, side - 1, side - 1, 8, PB_RECON_DILATE);
+		PbRingGather(&mk, 0, 0, side + 1, side + 1, halo);
+		win.halo = halo;
+		win.border = border;
+		win.x1 = win.y1 = side;
+		win.hx1 = win.hy1 = side + 1;
+		CHECK_INT(PbGpuReconstructWindow(small, &mk, &mask, &win, 8, PB_RECON_DILATE, NULL, NULL,
+										 &st, err, sizeof(err)), -1);
+		CHECK(strstr(err, "window is more than one tile of the GPU's budget") != NULL);
+		/* an empty region, a halo'd extent not around it, no rings */
+		win.x1 = win.x0;
+		CHECK_INT(PbGpuReconstructWindow(g, &mk, &mask, &win, 8, PB_RECON_DILATE, NULL, NULL,
+										 &st, err, sizeof(err)), -1);
+		CHECK(strstr(err, "invalid reconstruction window") != NULL);
+		win.x1 = 10;
+		win.hx0 = 2;
+		CHECK_INT(PbGpuReconstructWindow(g, &mk, &mask, &win, 8, PB_RECON_DILATE, NULL, NULL,
+										 &st, err, sizeof(err)), -1);
+		CHECK(strstr(err, "invalid reconstruction window") != NULL);
+		win.hx0 = 0;
+		win.halo = NULL;
+		CHECK_INT(PbGpuReconstructWindow(g, &mk, &mask, &win, 8, PB_RECON_DILATE, NULL, NULL,
+										 &st, err, sizeof(err)), -1);
+		CHECK(strstr(err, "invalid reconstruction window") != NULL);
+		free(halo);
+		free(border);
+		ImgFree(&mask);
+		ImgFree(&mk);
+	}
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "../src/core/raster/pb_raster.h"
 #include "../src/core/raster/recon_hybrid.h"
+#include "../src/core/raster/recon_window.h"
 #include "harness.h"
 #include "tests_recon.h"
 
@@ -24,21 +25,28 @@ typedef struct FakeDev
 	int			fail_at;		/* 0: never */
 } FakeDev;
 
-/* PbReconRegionFn of the fake device. */
+/* PbReconRegionFn of the fake device: the CPU's window run, never seeded. */
 static int
-FakeRun(void *ctx, PbImage *marker, const PbImage *mask, int connectivity, PbReconOp op,
-		char *err, size_t err_len)
+FakeRun(void *ctx, PbImage *marker, const PbImage *mask, const PbRasterWindow *win, int connectivity,
+		PbReconOp op, char *err, size_t err_len)
 {
 	FakeDev    *f = ctx;
-	PbRun		one = {1, 0, NULL, NULL};
+	size_t		n = (size_t) (win->hx1 - win->hx0) * (win->hy1 - win->hy0) * PbPixSize(marker->type);
+	void	   *sm = malloc(n),
+			   *sk = malloc(n);
+	int			rc;
 
 	f->calls++;
 	if (f->fail_at && f->calls >= f->fail_at)
 	{
 		snprintf(err, err_len, "fake device failed at region %d", f->calls);
-		return -1;
+		rc = -1;
 	}
-	return PbReconstructCpu(marker, mask, connectivity, op, &one) == PB_OK ? 0 : -1;
+	else
+		rc = PbReconWindowCpu(marker, mask, win, connectivity, op, false, sm, sk) == PB_OK ? 0 : -1;
+	free(sm);
+	free(sk);
+	return rc;
 }
 
 /* A w x h image of type with values from rng (0..top). */

@@ -15,6 +15,7 @@
 	X(test_rgpu_recon_hmaxima) \
 	X(test_rgpu_recon_tiles) \
 	X(test_rgpu_recon_resident) \
+	X(test_rgpu_recon_window) \
 	X(test_rgpu_recon_hybrid_gpus) \
 	X(test_rgpu_recon_queue_overflow) \
 	X(test_rgpu_recon_poll) \

@@ -1,5 +1,6 @@
 /*
- * tests_recon.h: the tests of tests/test_recon.c and tests/test_recon_hybrid.c,
+ * tests_recon.h: the tests of tests/test_recon.c, tests/test_recon_window.c and
+ * tests/test_recon_hybrid.c,
  * in the order they run.
  */
 #ifndef PB_TESTS_RECON_H
@@ -16,6 +17,8 @@
 	X(test_recon_badarg) \
 	X(test_recon_stopped) \
 	X(test_recon_nodata) \
+	X(test_ring_order) \
+	X(test_recon_window_cpu) \
 	X(test_recon_hybrid_random) \
 	X(test_recon_hybrid_maze) \
 	X(test_recon_hybrid_device_fails) \

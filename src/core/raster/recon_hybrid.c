@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "raster_rules.h"
+#include "recon_window.h"
 
 #define MAX_WORKERS 256
 
@@ -45,8 +45,10 @@ typedef struct Worker
 	bool		polls;			/* the calling thread: it polls run->poll */
 	bool		waiting;		/* a device waiting for block want to be free */
 	Region		want;
-	void	   *scratch[2];		/* a region's marker and mask, kept for the next */
-	size_t		scratch_bytes;	/* the size of each */
+	void	   *scratch[2];		/* a CPU run's marker and mask, kept for the next */
+	size_t		scratch_bytes[2];
+	void	   *buf[3];			/* the halo, the border, the cells they dirty */
+	size_t		buf_bytes[3];
 	int64_t		regions[2],
 				pixels[2];		/* [0]: on the device, [1]: as a CPU thread */
 	double		busy_s[2];
@@ -254,60 +256,45 @@ PickBlock(Sched *s, Worker *w, Region *r)
 	return false;
 }
 
-/* Copy marker pixels [x, x + n) of row y into dst, locking cell by cell. */
-static void
-ReadRow(Sched *s, int64_t x, int64_t y, int64_t n, uint8_t *dst, size_t px)
-{
-	const uint8_t *src = (const uint8_t *) s->marker->data;
-
-	while (n > 0)
-	{
-		int64_t		cx = x / s->cell;
-		int64_t		end = (cx + 1) * s->cell;
-		int64_t		k = (end - x) < n ? end - x : n;
-		pthread_mutex_t *m = &s->cell_lock[(y / s->cell) * s->ncx + cx];
-
-		pthread_mutex_lock(m);
-		memcpy(dst, src + (y * s->marker->width + x) * px, (size_t) k * px);
-		pthread_mutex_unlock(m);
-		dst += k * px;
-		x += k;
-		n -= k;
-	}
-}
-
 /*
- * Copy region r with its one-pixel halo (clipped to the image) out of the
- * marker and the mask into sub-images; the halo is read under its cells'
- * locks.
+ * Copy the ring of rectangle [x0, x1) x [y0, y1) of the marker into ring
+ * (out) or from ring into the marker, each pixel under its cell's lock
+ * (held across the pixels of one cell in a row).
  */
 static void
-CopyOut(Sched *s, const Region *r, const Region *h, PbImage *sub, PbImage *submask)
+RingLocked(Sched *s, int64_t x0, int64_t y0, int64_t x1, int64_t y1, uint8_t *ring, bool out)
 {
 	size_t		px = PbPixSize(s->marker->type);
-	int64_t		w = h->x1 - h->x0;
+	uint8_t    *img = (uint8_t *) s->marker->data;
+	int64_t		held = -1;
 
-	for (int64_t y = h->y0; y < h->y1; y++)
+	for (int k = 0; k < 4; k++)
 	{
-		uint8_t    *dst = (uint8_t *) sub->data + (y - h->y0) * w * px;
-		bool		halo_row = y < r->y0 || y >= r->y1;
+		int64_t		x,
+					y,
+					n;
+		int			down;
 
-		memcpy((uint8_t *) submask->data + (y - h->y0) * w * px,
-			   (const uint8_t *) s->mask->data + (y * s->mask->width + h->x0) * px,
-			   (size_t) w * px);
-		if (halo_row)
+		PbRingSegment(x1 - x0, y1 - y0, k, &x, &y, &n, &down);
+		for (int64_t i = 0; i < n; i++, ring += px)
 		{
-			ReadRow(s, h->x0, y, w, dst, px);
-			continue;
+			int64_t		ix = x0 + x + (down ? 0 : i),
+						iy = y0 + y + (down ? i : 0);
+			int64_t		c = (iy / s->cell) * s->ncx + ix / s->cell;
+			uint8_t    *p = img + (iy * s->marker->width + ix) * px;
+
+			if (c != held)
+			{
+				if (held >= 0)
+					pthread_mutex_unlock(&s->cell_lock[held]);
+				pthread_mutex_lock(&s->cell_lock[c]);
+				held = c;
+			}
+			memcpy(out ? ring : p, out ? p : ring, px);
 		}
-		if (h->x0 < r->x0)
-			ReadRow(s, h->x0, y, 1, dst, px);
-		memcpy(dst + (r->x0 - h->x0) * px,
-			   (const uint8_t *) s->marker->data + (y * s->marker->width + r->x0) * px,
-			   (size_t) (r->x1 - r->x0) * px);
-		if (h->x1 > r->x1)
-			ReadRow(s, r->x1, y, 1, dst + (r->x1 - h->x0) * px, px);
 	}
+	if (held >= 0)
+		pthread_mutex_unlock(&s->cell_lock[held]);
 }
 
 /*
@@ -333,127 +320,92 @@ CellsAround(const Sched *s, const Region *r, int64_t x, int64_t y, int64_t *out,
 }
 
 /*
- * Write region r of sub back into the marker (under its cells' locks),
- * then dirty the neighbours of every border pixel that changed: only once
- * the new pixels are there, so that a neighbour run after the dirtying
- * reads them.  False when out of memory for the list (nothing written).
+ * Write region r's new ring (border, PbRingSegment order) into the marker
+ * under its cells' locks, then dirty the neighbours of every pixel of it
+ * that changed: only once the new pixels are there, so that a neighbour
+ * run after the dirtying reads them.  around: room for the cells.
  */
-static bool
-CopyBack(Sched *s, const Region *r, const Region *h, const PbImage *sub)
+static void
+PutBorder(Sched *s, const Region *r, const uint8_t *border, int64_t *around)
 {
 	size_t		px = PbPixSize(s->marker->type);
-	int64_t		w = h->x1 - h->x0;
-	uint8_t    *img = (uint8_t *) s->marker->data;
-	/* each border pixel dirties at most 3 cells outside (5 at a corner) */
-	int64_t    *around = malloc(sizeof(int64_t) * (size_t) (6 * ((r->x1 - r->x0) + (r->y1 - r->y0)) + 16));
+	const uint8_t *img = (const uint8_t *) s->marker->data;
+	const uint8_t *b = border;
 	int64_t		n = 0;
 
-	if (around == NULL)
-		return false;
-	for (int64_t y = r->y0; y < r->y1; y++)
+	/* the region's own pixels: no other worker writes them */
+	for (int k = 0; k < 4; k++)
 	{
-		const uint8_t *src = (const uint8_t *) sub->data + ((y - h->y0) * w - h->x0) * px;
-		const uint8_t *dst = img + y * s->marker->width * px;
-		bool		edge_row = y == r->y0 || y == r->y1 - 1;
+		int64_t		x,
+					y,
+					len;
+		int			down;
 
-		/* the region's border: its first and last rows, and both ends of the others */
-		for (int64_t x = r->x0; x < r->x1; x = edge_row || x == r->x1 - 1 ? x + 1 : r->x1 - 1)
-			if (memcmp(src + x * px, dst + x * px, px) != 0)
-				CellsAround(s, r, x, y, around, &n);
-	}
-	for (int64_t cy = r->cy0; cy < r->cy1; cy++)
-		for (int64_t cx = r->cx0; cx < r->cx1; cx++)
+		PbRingSegment(r->x1 - r->x0, r->y1 - r->y0, k, &x, &y, &len, &down);
+		for (int64_t i = 0; i < len; i++, b += px)
 		{
-			Region		c = RegionOf(s, cx, cy, cx + 1, cy + 1);
+			int64_t		ix = r->x0 + x + (down ? 0 : i),
+						iy = r->y0 + y + (down ? i : 0);
 
-			pthread_mutex_lock(&s->cell_lock[cy * s->ncx + cx]);
-			for (int64_t y = c.y0; y < c.y1; y++)
-				memcpy(img + (y * s->marker->width + c.x0) * px,
-					   (const uint8_t *) sub->data + ((y - h->y0) * w + c.x0 - h->x0) * px,
-					   (size_t) (c.x1 - c.x0) * px);
-			pthread_mutex_unlock(&s->cell_lock[cy * s->ncx + cx]);
+			if (memcmp(b, img + (iy * s->marker->width + ix) * px, px) != 0)
+				CellsAround(s, r, ix, iy, around, &n);
 		}
+	}
+	RingLocked(s, r->x0, r->y0, r->x1, r->y1, (uint8_t *) border, false);
 	pthread_mutex_lock(&s->lock);
 	for (int64_t k = 0; k < n; k++)
 		MakeDirty(s, around[k]);
 	pthread_mutex_unlock(&s->lock);
-	free(around);
-	return true;
 }
 
 /*
- * Propagate into region r of sub (r's pixels a fixpoint of an earlier run,
- * h its halo'd extent) from its halo, through a FIFO: Vincent's last phase,
- * seeded by every halo pixel.  False when that passes a sixteenth of the
- * region's pixels in updates (a flood: the full algorithm is cheaper) or
- * runs out of memory; sub then holds a partial reconstruction.
+ * Make *p at least need bytes (its size in *have), dropping its contents;
+ * false when out of memory.
  */
 static bool
-SeededRun(PbImage *sub, const PbImage *submask, const Region *r, const Region *h, int conn,
-		  PbReconOp op)
+Grow(void **p, size_t *have, size_t need)
 {
-	int64_t		w = sub->width,
-				budget = (r->x1 - r->x0) * (r->y1 - r->y0) / 16 + 16,
-				head = 0,
-				tail = 0,
-				updates = 0;
-	/* every halo pixel once, then one entry an update */
-	int64_t    *queue = malloc(sizeof(int64_t) * (size_t) (budget + 2 * (w + sub->height) + 8));
-	bool		dilate = op == PB_RECON_DILATE;
-
-	if (queue == NULL)
-		return false;
-	/* the halo: every pixel of sub outside r */
-	for (int64_t y = 0; y < sub->height; y++)
-		for (int64_t x = 0; x < w; x++)
-		{
-			int64_t		ix = h->x0 + x,
-						iy = h->y0 + y;
-
-			if (ix >= r->x0 && ix < r->x1 && iy >= r->y0 && iy < r->y1)
-				x = r->x1 - 1 - h->x0;	/* skip the region's row */
-			else
-				queue[tail++] = y * w + x;
-		}
-	while (head < tail)
-	{
-		int64_t		q = queue[head++];
-		double		vq = PbPixGet(sub, q);
-
-		for (int j = 0; j < conn; j++)
-		{
-			int64_t		px = q % w + PbNbDx(j),
-						py = q / w + PbNbDy(j);
-			int64_t		p = py * w + px;
-			double		cand,
-						vp;
-
-			if (px < r->x0 - h->x0 || px >= r->x1 - h->x0 || py < r->y0 - h->y0 ||
-				py >= r->y1 - h->y0)
-				continue;
-			vp = PbPixGet(sub, p);
-			cand = PbPixGet(submask, p);
-			cand = dilate ? (vq < cand ? vq : cand) : (vq > cand ? vq : cand);
-			if (dilate ? !(cand > vp) : !(cand < vp))
-				continue;
-			if (++updates > budget)
-			{
-				free(queue);
-				return false;
-			}
-			PbPixSet(sub, p, cand);
-			queue[tail++] = p;
-		}
-	}
-	free(queue);
-	return true;
+	if (need <= *have)
+		return true;
+	free(*p);
+	*p = malloc(need);
+	*have = *p ? need : 0;
+	return *p != NULL;
 }
 
 /*
- * Run region r on worker w (on its device when on_dev): copy it out with
- * its halo, reconstruct (a settled cell on the CPU: seeded from its halo
- * first), copy back.  False when the run failed (a device error, or no
- * memory).
+ * Grow worker w's buffers for a region r with halo'd extent h: its rings,
+ * the cells they dirty and, for a CPU run, the scratch images.  Large
+ * fresh memory costs page faults, so they are kept for the next region.
+ * False when out of memory.
+ */
+static bool
+Buffers(Worker *w, const Region *r, const Region *h, bool cpu)
+{
+	size_t		px = PbPixSize(w->s->marker->type);
+	size_t		need[4] = {
+		(size_t) PbRingPixels(h->x1 - h->x0, h->y1 - h->y0) * px,
+		(size_t) PbRingPixels(h->x1 - h->x0, h->y1 - h->y0) * px,
+		/* each ring pixel dirties at most 3 cells outside (5 at a corner) */
+		sizeof(int64_t) * (size_t) (6 * ((r->x1 - r->x0) + (r->y1 - r->y0)) + 16),
+		cpu ? (size_t) (h->x1 - h->x0) * (h->y1 - h->y0) * px : 0
+	};
+
+	for (int i = 0; i < 3; i++)
+		if (!Grow(&w->buf[i], &w->buf_bytes[i], need[i]))
+			return false;
+	return Grow(&w->scratch[0], &w->scratch_bytes[0], need[3]) &&
+		Grow(&w->scratch[1], &w->scratch_bytes[1], need[3]);
+}
+
+/*
+ * Run region r on worker w (on its device when on_dev) as a window
+ * (window.h): its halo read under the neighbours' locks, the run, its
+ * ring written back under its cells' locks and the neighbours beside
+ * changed pixels dirtied.  A settled region on the CPU is seeded from its
+ * halo first.  False when the run failed (a device error, or no memory):
+ * the region's pixels then hold a partial reconstruction, still below the
+ * fixpoint.
  */
 static bool
 RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
@@ -461,42 +413,26 @@ RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 	Sched	   *s = w->s;
 	Region		h = {0, 0, 0, 0, r->x0 > 0 ? r->x0 - 1 : 0, r->y0 > 0 ? r->y0 - 1 : 0,
 	r->x1 < s->marker->width ? r->x1 + 1 : r->x1, r->y1 < s->marker->height ? r->y1 + 1 : r->y1};
-	size_t		npix = (size_t) (h.x1 - h.x0) * (h.y1 - h.y0);
-	PbImage		sub = {(int32_t) (h.x1 - h.x0), (int32_t) (h.y1 - h.y0), s->marker->type, NULL};
-	PbImage		submask = sub;
+	PbRasterWindow	win;
 	int			rc;
-	PbRun		one = {1, 0, NULL, NULL};	/* a cell is one thread's */
 	double		t0 = PbMonotonicSeconds();
 
-	/* the worker's scratch, grown when needed: large fresh memory costs page faults */
-	if (npix * PbPixSize(sub.type) > w->scratch_bytes)
+	if (!Buffers(w, r, &h, !on_dev))
 	{
-		free(w->scratch[0]);
-		free(w->scratch[1]);
-		w->scratch_bytes = npix * PbPixSize(sub.type);
-		w->scratch[0] = malloc(w->scratch_bytes);
-		w->scratch[1] = malloc(w->scratch_bytes);
-		if (w->scratch[0] == NULL || w->scratch[1] == NULL)
-		{
-			w->scratch_bytes = 0;
-			if (on_dev)
-				snprintf(w->dev->err, sizeof(w->dev->err), "out of host memory for a region");
-			return false;
-		}
+		if (on_dev)
+			snprintf(w->dev->err, sizeof(w->dev->err), "out of host memory for a region");
+		return false;
 	}
-	sub.data = w->scratch[0];
-	submask.data = w->scratch[1];
-	CopyOut(s, r, &h, &sub, &submask);
+	win = (PbRasterWindow) {r->x0, r->y0, r->x1, r->y1, h.x0, h.y0, h.x1, h.y1, w->buf[0], w->buf[1]};
+	RingLocked(s, h.x0, h.y0, h.x1, h.y1, w->buf[0], true);
 	if (on_dev)
-		rc = w->dev->run(w->dev->ctx, &sub, &submask, s->conn, s->op, w->dev->err,
+		rc = w->dev->run(w->dev->ctx, s->marker, s->mask, &win, s->conn, s->op, w->dev->err,
 						 sizeof(w->dev->err));
-	else if (settled && SeededRun(&sub, &submask, r, &h, s->conn, s->op))
-		rc = 0;
 	else
-		rc = PbReconstructCpu(&sub, &submask, s->conn, s->op, &one) == PB_OK ? 0 : -1;
-	/* a failed run leaves a partial reconstruction: still worth keeping */
-	if (!CopyBack(s, r, &h, &sub))
-		rc = -1;
+		rc = PbReconWindowCpu(s->marker, s->mask, &win, s->conn, s->op, settled,
+							  w->scratch[0], w->scratch[1]) == PB_OK ? 0 : -1;
+	if (rc == 0)
+		PutBorder(s, r, w->buf[1], w->buf[2]);
 	w->busy_s[!on_dev] += PbMonotonicSeconds() - t0;
 	if (rc == 0)
 	{
@@ -733,6 +669,8 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 		stats->cpu_busy_s += workers[i].busy_s[1];
 		free(workers[i].scratch[0]);
 		free(workers[i].scratch[1]);
+		for (int k = 0; k < 3; k++)
+			free(workers[i].buf[k]);
 	}
 	SchedFree(&s, true);
 	return s.status;

@@ -2,7 +2,8 @@
  * recon_hybrid.h: gray-scale reconstruction on CPU threads and devices (GPUs)
  * together, pure C: the image is cut into square cells; a CPU thread takes
  * one dirty cell at a time, a device a block of cells, each with a one-pixel
- * halo read from its neighbours, and reconstructs it on its own; a cell
+ * halo read from its neighbours, and reconstructs it on its own as a
+ * window (window.h: only the rings pass under the neighbours' locks); a cell
  * whose neighbour's facing border changed is dirty again (the paper's
  * tile-based IWPP with border propagation, CPU + GPU from one queue).
  * Nothing dirty and nothing running means the marker is the reconstruction:
@@ -11,8 +12,9 @@
  *
  * The calling thread drives the first device (one region at a time,
  * polling run->poll between them and while it waits), each other device
- * has a thread of its own, and run->threads - 1 CPU threads take cells.  A device whose run fails stops taking regions; the CPU threads
- * finish its work (a failed region leaves a partial reconstruction, which is
+ * has a thread of its own, and run->threads - 1 CPU threads take cells.
+ * A device whose run fails stops taking regions; the CPU threads finish
+ * its work (a failed region leaves a partial reconstruction, which is
  * still below the fixpoint), so the answer does not change.
  */
 #ifndef PB_RECON_HYBRID_H
@@ -24,14 +26,17 @@
 
 #include "../base/pb_base.h"
 #include "image.h"
+#include "window.h"
 
 /*
- * A device's reconstruction of one region (marker already clipped, halo
- * included): 0 when done, else an error in err (the marker then holds a
- * partial reconstruction).
+ * A device's reconstruction of window win of marker under mask (the
+ * contract of PbReconWindowCpu, recon_window.h): 0 when done, else an
+ * error in err (the region's pixels then hold a partial reconstruction,
+ * win->border is undefined).
  */
 typedef int (*PbReconRegionFn) (void *ctx, PbImage *marker, const PbImage *mask,
-								int connectivity, PbReconOp op, char *err, size_t err_len);
+								const PbRasterWindow *win, int connectivity, PbReconOp op,
+								char *err, size_t err_len);
 
 /* A device the calling thread drives, and what it did. */
 typedef struct PbReconDevice

@@ -52,8 +52,6 @@ typedef struct Worker
 	int64_t		regions[2],
 				pixels[2];		/* [0]: on the device, [1]: as a CPU thread */
 	double		busy_s[2];
-	double		dev_cell_s;		/* a device's recent seconds per cell of a block
-								 * run (a moving average; 0 before the first) */
 } Worker;
 
 struct Sched
@@ -77,8 +75,6 @@ struct Sched
 	int64_t		ndirty;
 	int			running;		/* regions being run */
 	int			ncpu;			/* CPU threads started */
-	double		cpu_cell_s;		/* recent seconds of a cell run on a CPU thread
-								 * (a moving average; 0 before the first) */
 	bool		stop,
 				done;
 	PbStatus	status;
@@ -208,39 +204,14 @@ RegionFree(const Sched *s, const Region *r)
 }
 
 /*
- * Whether device w should run a block of cells cells, dirty of them dirty
- * (under s->lock), rather than leave them to the CPU threads: when there
- * are none, before both it and they have run once, when the threads run short
- * of cells (a flood front: one block run crosses what the threads would
- * cross cell after cell), or when the threads, all on those cells, would
- * take longer than the device takes for the whole block.  Otherwise a
- * block mostly done by the threads would cost the device a whole run and
- * leave the threads repeating its work.
- */
-static bool
-Worth(const Sched *s, const Worker *w, int64_t dirty, int64_t cells)
-{
-	if (s->ncpu == 0 || s->cpu_cell_s == 0 || w->dev_cell_s == 0 || s->ndirty <= s->ncpu)
-		return true;
-	return dirty * s->cpu_cell_s / s->ncpu >= cells * w->dev_cell_s;
-}
-
-/* Fold seconds into a moving average (0: none yet). */
-static void
-Average(double *avg, double seconds)
-{
-	*avg = *avg == 0 ? seconds : 0.75 * *avg + 0.25 * seconds;
-}
-
-/*
  * A device's next block (under s->lock): the block it waits for once no
  * CPU thread runs a cell of it any more; else, among the blocks no other
  * device wants, the one with the most dirty cells (the last of equals:
- * the CPU threads start from the first) if it is worth a run (Worth),
- * taken at once when free, else wanted: the CPU threads start no new cell
- * in it, so the device gets it as soon as their running cells are done
- * (with threads everywhere, a block would otherwise never be free).  False
- * while it waits, leaves the cells to the threads, or nothing is dirty.
+ * the CPU threads start from the first), taken at once when free, else
+ * wanted: the CPU threads start no new cell in it, so the device gets it
+ * as soon as their running cells are done (with threads everywhere, a
+ * block would otherwise never be free).  False while it waits or nothing
+ * is dirty.
  */
 static bool
 PickBlock(Sched *s, Worker *w, Region *r)
@@ -277,10 +248,8 @@ PickBlock(Sched *s, Worker *w, Region *r)
 				*r = b;
 			}
 		}
-	if (best == 0 || !Worth(s, w, best, (r->cx1 - r->cx0) * (r->cy1 - r->cy0)))
-		return false;
-	if (RegionFree(s, r))
-		return true;
+	if (best == 0 || RegionFree(s, r))
+		return best > 0;
 	w->waiting = true;
 	w->want = *r;
 	Want(s, r, true);
@@ -508,20 +477,14 @@ WorkLoop(Worker *w)
 		{
 			bool		ok,
 						settled = true;
-			double		t0;
 
 			Take(s, &r);
 			for (int64_t cy = r.cy0; cy < r.cy1; cy++)
 				for (int64_t cx = r.cx0; cx < r.cx1; cx++)
 					settled &= s->settled[cy * s->ncx + cx];
 			pthread_mutex_unlock(&s->lock);
-			t0 = PbMonotonicSeconds();
 			ok = RunRegion(w, &r, on_dev, settled);
-			t0 = PbMonotonicSeconds() - t0;
 			pthread_mutex_lock(&s->lock);
-			if (ok)
-				Average(on_dev ? &w->dev_cell_s : &s->cpu_cell_s,
-						t0 / (double) ((r.cx1 - r.cx0) * (r.cy1 - r.cy0)));
 			for (int64_t cy = r.cy0; cy < r.cy1; cy++)
 				for (int64_t cx = r.cx0; cx < r.cx1; cx++)
 					s->settled[cy * s->ncx + cx] = ok;

@@ -19,6 +19,7 @@ GLUE_SRCS = src/pixelbox.c src/pg_alloc.c src/geom_input.c src/geom_memo.c src/p
 	src/pipeline_run.c src/pipe_seams.c src/tile_compare.c src/raster_io.c src/raster_run.c \
 	src/raster_functions.c src/watershed_functions.c src/raster_ops.c \
 	src/coverage_read.c src/coverage_write.c src/coverage_functions.c src/toast_par.c \
+	src/image_memory.c \
 	src/match_stats.c src/match_sets.c src/match_keyed.c src/match_state.c src/tile_agreement.c src/label_input.c src/json_input.c \
 	src/progress.c src/raster_report.c \
 	src/heatmap_png.c src/state_types.c src/citus_guard.c src/agg_state.c

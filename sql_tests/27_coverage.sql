@@ -239,6 +239,18 @@ SELECT count(*) AS tiles, count(*) FILTER (WHERE h.rast = c.rast) AS same
 FROM pb_coverage_fill_holes_wkb('SELECT rast FROM store_lz4') h JOIN store_cpu c USING (tile_x, tile_y);
 RESET pixelbox.gpus;
 RESET pixelbox.device;
+-- past pixelbox.host_memory (this backend holds more than 1MB already)
+-- every image goes to a temporary file mapped into memory, counted in
+-- the report's row mapped: the same tiles, and the files gone after
+SET pixelbox.host_memory = '1MB';
+SELECT count(*) AS tiles, count(*) FILTER (WHERE h.rast = c.rast) AS same
+FROM pb_coverage_fill_holes_wkb('SELECT rast FROM store_lz4') h JOIN store_cpu c USING (tile_x, tile_y);
+SELECT stage, device, tiles FROM pb_raster_report() WHERE stage = 'mapped';
+SELECT count(*) AS tiles, count(*) FILTER (WHERE d.rast = l.rast) AS same
+FROM pb_coverage_distance_transform_wkb('SELECT rast FROM store_ext') d JOIN store_out_l l USING (tile_x, tile_y);
+SELECT stage, device, tiles FROM pb_raster_report() WHERE stage = 'mapped';
+SELECT count(*) AS temporary_files_left FROM pg_ls_tmpdir();
+RESET pixelbox.host_memory;
 DROP TABLE store_src, store_ext, store_pglz, store_lz4, store_main, store_out_p, store_out_l, store_rast_p, store_rast_l,
   store_cpu;
 
@@ -255,4 +267,23 @@ RESET statement_timeout;
 \set VERBOSITY default
 RESET pixelbox.cpu_threads;
 RESET pixelbox.device;
+-- the watersheds and the single-value functions with their images in
+-- temporary files: the untiled answers still; the report counts them
+SET pixelbox.host_memory = '1MB';
+SELECT count(*) AS equal_to_untiled
+FROM pb_coverage_watershed('SELECT mask AS rast, marker AS markers, mask FROM maze_tiles', 8, false, 1, '16BUI') o
+JOIN (SELECT t FROM maze, ST_Tile(pb_watershed(mask, marker, 8, mask, false, 1, '16BUI'), 7, 5) t) u
+  ON ST_AsBinary(o.rast) = ST_AsBinary(u.t);
+SELECT count(*) AS equal_to_untiled
+FROM pb_coverage_watershed('SELECT mask AS rast FROM maze_tiles', 4, true) o
+JOIN (SELECT t FROM maze, ST_Tile(pb_watershed(mask, NULL, 4, NULL, true), 7, 5) t) u
+  ON ST_AsBinary(o.rast) = ST_AsBinary(u.t);
+SELECT tiles FROM pb_raster_report() WHERE stage = 'mapped';
+CREATE TEMP TABLE fill_mapped AS SELECT pb_fill_holes(mask) AS rast FROM maze;
+SELECT tiles FROM pb_raster_report() WHERE stage = 'mapped';
+RESET pixelbox.host_memory;
+SELECT ST_AsBinary(rast) = (SELECT ST_AsBinary(pb_fill_holes(mask)) FROM maze) AS same_fill_holes
+FROM fill_mapped;
+SELECT count(*) AS mapped_rows FROM pb_raster_report() WHERE stage = 'mapped';
+DROP TABLE fill_mapped;
 DROP TABLE maze, maze_tiles, maze_out, slides, slide_out, slide_mosaic, big_tiles;

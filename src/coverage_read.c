@@ -557,7 +557,7 @@ PbCoverageLoadImage(const PbCoverageCall *call, PbCoverageSlide *s, int role,
 				call->caller, "reading the tiles");
 	if (!s->gaps && count == 0)
 	{
-		pfree(*nodata);
+		PbHugeFree(*nodata);
 		*nodata = NULL;
 	}
 	FreeRole(s, role);

@@ -25,6 +25,7 @@ int			pb_cpu_method = PB_METHOD_AUTO;
 int			pb_gpu_method = PB_GPU_BITMAP;
 int			pb_batch_memory_kb = 16384;
 int			pb_gpu_memory_mb = 1024;
+int			pb_host_memory_mb = 0;
 int			pb_gpus = 0;
 int			pb_cpu_threads = 0;
 int			pb_gpu_fault = PB_FAULT_NONE;
@@ -172,6 +173,11 @@ _PG_init(void)
 							"GPU memory one backend may use for its batches and raster images.",
 							"Batches are sized to fit; each backend also holds its own CUDA context.",
 							&pb_gpu_memory_mb, 1024, 16, INT_MAX / 2,
+							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("pixelbox.host_memory",
+							"Memory a backend may hold before the images of its raster calls go to temporary files.",
+							"0 means no limit. Past it (the backend's memory counted all together), each new image of a raster or coverage call is a temporary file mapped into memory, paged by the operating system: slides larger than the server's memory complete, more slowly. temp_file_limit does not count these files.",
+							&pb_host_memory_mb, 0, 0, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pixelbox.gpus",
 							"GPUs a hybrid reconstruction may use, the first ones CUDA lists.",

@@ -54,6 +54,7 @@ typedef enum PbPipeFault
 /* GUC variables (pixelbox.c) */
 extern int	pb_device;
 extern int	pb_gpu_memory_mb;
+extern int	pb_host_memory_mb;
 extern int	pb_gpus;
 extern int	pb_cpu_threads;
 extern int	pb_gpu_fault;

@@ -39,8 +39,11 @@ extern bytea *PbRasterResult(const PbRasterHeader *h, int nbands,
 							 const int *wkb_types, const bool *has_nodata,
 							 const double *nodata, const void *const *pixels,
 							 const char *caller);
-extern void *PbHugeAlloc(size_t size);
 extern int	PbConnectivityArg(int32 c, const char *caller);
+
+/* image_memory.c */
+extern void *PbHugeAlloc(size_t size);
+extern void PbHugeFree(void *p);
 
 /* raster_run.c */
 extern void PbRunReconstruct(PbImage *marker, const PbImage *mask,

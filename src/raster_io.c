@@ -12,13 +12,6 @@
 
 #include "raster_glue.h"
 
-/* palloc for images: any size (above 1 GB too), in the current context. */
-void *
-PbHugeAlloc(size_t size)
-{
-	return MemoryContextAllocHuge(CurrentMemoryContext, size ? size : 1);
-}
-
 /*
  * Locate band number band of a raster WKB argument, checking everything
  * but its pixel type: fills out's header, band, type and nodata, and rb.
@@ -93,7 +86,7 @@ PbLoadRasterArg(const PbRasterBand *rb, const char *caller, PbRasterArg *out)
 		if (PbRasterReadBandPar(&run, rb, npix, out->img.data, nd) > 0)
 			out->is_nodata = nd;
 		else
-			pfree(nd);
+			PbHugeFree(nd);
 	}
 	CHECK_FOR_INTERRUPTS();
 }

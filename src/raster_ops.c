@@ -39,7 +39,7 @@ PbReconstructImages(PbImage *marker, const uint8 *marker_nodata, PbImage *mask,
 	if (mask_nodata)
 	{
 		PbReconRestoreNodata(marker, mask_nodata, saved);
-		pfree(saved);
+		PbHugeFree(saved);
 	}
 	PbRasterReportStage("finish", NULL);
 }
@@ -73,14 +73,14 @@ PbDistanceImages(const PbImage *mask, const uint8 *nodata, double sy, double sx,
 	}
 	PbRasterReportStage("prepare", NULL);
 	PbRunDistance(fg, mask->width, mask->height, sy, sx, out->dist, nearest, caller);
-	pfree(fg);
+	PbHugeFree(fg);
 	if (with_index)
 	{
 		out->col = PbHugeAlloc(sizeof(int32) * (size_t) npix);
 		out->row = PbHugeAlloc(sizeof(int32) * (size_t) npix);
 		PbDistanceNearestBands((const int64_t *) nearest, npix, mask->width, out->col,
 							   out->row);
-		pfree(nearest);
+		PbHugeFree(nearest);
 		CHECK_FOR_INTERRUPTS();
 	}
 	PbRasterReportStage("finish", NULL);

@@ -46,6 +46,8 @@ static struct
 static void
 AddRow(const char *stage, const char *device, double seconds, int64 tiles)
 {
+	if (report.finished)		/* outside a raster call: nothing to add to */
+		return;
 	for (int i = 0; i < report.n; i++)
 		if (strcmp(report.rows[i].stage, stage) == 0 &&
 			(report.rows[i].device == NULL) == (device == NULL) &&
@@ -95,7 +97,8 @@ PbRasterReportGpu(const PbRasterGpuStats *stats)
 
 /*
  * A hybrid reconstruction's account of a device (or of the image's
- * cells, device NULL): its busy seconds and the tiles (regions) it ran.
+ * cells, device NULL): its busy seconds and the tiles (regions) it ran;
+ * or a count of images put in temporary files (stage mapped).
  */
 void
 PbRasterReportTiles(const char *stage, const char *device, double seconds, int64 tiles)

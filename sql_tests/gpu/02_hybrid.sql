@@ -72,6 +72,14 @@ FROM pb_raster_report() WHERE stage = 'busy';
 CREATE TABLE cov_gpus AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);
 SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
 FROM cov_cpu c JOIN cov_gpus h USING (tile_x, tile_y);
+-- the slide's images in temporary files (pixelbox.host_memory), the GPUs
+-- copying their blocks from and to them: the same tiles
+SET pixelbox.host_memory = '1MB';
+CREATE TABLE cov_mapped AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);
+SELECT stage, tiles > 0 AS mapped FROM pb_raster_report() WHERE stage = 'mapped';
+SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
+FROM cov_cpu c JOIN cov_mapped h USING (tile_x, tile_y);
+RESET pixelbox.host_memory;
 RESET pixelbox.gpus;
 -- with room on the GPU, the maze runs there alone
 RESET pixelbox.gpu_memory;
@@ -79,5 +87,5 @@ SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8 FR
 SELECT string_agg(DISTINCT device, ', ') AS devices FROM pb_raster_report() WHERE stage = 'compute';
 RESET pixelbox.device;
 RESET pixelbox.cpu_threads;
-DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid, cov_gpus;
+DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid, cov_gpus, cov_mapped;
 DROP FUNCTION h_rast(int, int, bytea, float8, float8), h_le(bigint, int), h_f8(float8);

@@ -118,9 +118,9 @@ HybridBlock(PbGpu *g, const ReconArgs *a, char *err, size_t err_len)
  * PbGpuWork: the reconstruction on the first GPU alone when it holds the
  * image at once (it is then several times the CPU threads) or not even a
  * cell at once, else on the CPU threads and every GPU of pixelbox.gpus
- * together.  A GPU that fails
- * gives its WARNING and leaves its regions to the others: the run still
- * ends with the reconstruction, so the work is done either way.
+ * together.  A GPU that fails gives its WARNING and leaves its regions to
+ * the others: the run still ends with the reconstruction, so the work is
+ * done either way.
  */
 static int
 ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)

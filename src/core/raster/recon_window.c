@@ -58,7 +58,8 @@ PbRingScatter(PbImage *img, int64_t x0, int64_t y0, int64_t x1, int64_t y1, cons
  * reconstruction.
  */
 static bool
-SeededRun(PbImage *sub, const PbImage *submask, const PbRasterWindow *win, int conn, PbReconOp op)
+SeededRun(PbImage *sub, const PbImage *submask, const PbRasterWindow *win, int conn,
+		  PbReconOp op)
 {
 	int64_t		w = sub->width,
 				rx0 = win->x0 - win->hx0,
@@ -140,8 +141,9 @@ MoveRect(void *data, int64_t width, PbImage *sub, int64_t ox, int64_t oy, int64_
 }
 
 PbStatus
-PbReconWindowCpu(PbImage *marker, const PbImage *mask, const PbRasterWindow *win, int connectivity,
-				 PbReconOp op, bool seeded, void *scratch_marker, void *scratch_mask)
+PbReconWindowCpu(PbImage *marker, const PbImage *mask, const PbRasterWindow *win,
+				 int connectivity, PbReconOp op, bool seeded, void *scratch_marker,
+				 void *scratch_mask)
 {
 	PbImage		sub = {(int32_t) (win->hx1 - win->hx0), (int32_t) (win->hy1 - win->hy0),
 	marker->type, scratch_marker};

@@ -305,10 +305,55 @@ MinimumComponent(const PbWatershedSpec *s, const uint32_t *lv, int64_t i, int32_
 }
 
 /*
- * Marker-less basins against an independent count: every regional minimum
- * (by flood fill) carries one label of its own, the labels are 1..K with
- * K the number of minima, numbered in row-major order of first pixels.
+ * Check a marker-less run of s on threads against an independent count:
+ * every regional minimum (by flood fill) carries one label of its own,
+ * the labels are 1..K with K the number of minima, numbered in row-major
+ * order of first pixels.
  */
+static void
+CheckMinimaLabels(const PbWatershedSpec *s, int threads, int tile)
+{
+	int64_t		n = (int64_t) s->image.width * s->image.height;
+	uint32_t   *lv = WsTestAlloc(n * 4),
+			   *labels = WsTestAlloc(n * 4);
+	int32_t    *comp = WsTestAlloc(n * 4);
+	int64_t    *stack = WsTestAlloc(n * 8);
+	uint32_t   *minlab = WsTestAlloc((n + 1) * 4);	/* per component: its label, if a minimum */
+	int32_t		ncomp = 0;
+	uint32_t	minima = 0,
+				maxlab = 0;
+
+	for (int64_t i = 0; i < n; i++)
+		lv[i] = PbWsLevel(s, i);
+	CHECK_INT(RunCpu(s, labels, threads, tile), PB_OK);
+	for (int64_t i = 0; i < n; i++)
+	{
+		if (lv[i] == PB_WS_INF)
+		{
+			CHECK_INT(labels[i], 0);
+			continue;
+		}
+		CHECK(labels[i] != 0);	/* every pixel drains to some minimum */
+		if (labels[i] > maxlab)
+			maxlab = labels[i];
+		if (comp[i] == 0 && MinimumComponent(s, lv, i, ++ncomp, comp, stack))
+		{
+			minlab[ncomp] = ++minima;	/* a new minimum, in row-major order */
+			CHECK_INT(labels[i], minima);
+		}
+		/* every pixel of a minimum carries its minimum's label */
+		if (minlab[comp[i]] != 0)
+			CHECK_INT(labels[i], minlab[comp[i]]);
+	}
+	CHECK_INT(maxlab, minima);
+	free(minlab);
+	free(lv);
+	free(labels);
+	free(comp);
+	free(stack);
+}
+
+/* Marker-less basins of random plateaued images against the independent count. */
 void
 test_ws_basins_are_minima(void)
 {
@@ -318,50 +363,54 @@ test_ws_basins_are_minima(void)
 	{
 		int			w = 5 + (int) (RngNext(&r) % 60),
 					h = 5 + (int) (RngNext(&r) % 50);
-		int64_t		n = (int64_t) w * h;
 		PbPixType	type = iter % 2 ? PB_PIX_8BUI : PB_PIX_32BF;
 		void	   *img = RandomImage(&r, w, h, type, 3 + iter % 7);
 		PbWatershedSpec s = WsTestSpec(w, h, type, img, NULL, NULL, iter % 3 ? 8 : 4, false);
-		uint32_t   *lv = WsTestAlloc(n * 4),
-				   *labels = WsTestAlloc(n * 4);
-		int32_t    *comp = WsTestAlloc(n * 4);
-		int64_t    *stack = WsTestAlloc(n * 8);
-		uint32_t   *minlab = WsTestAlloc((n + 1) * 4);	/* per component: its label, if a minimum */
-		int32_t		ncomp = 0;
-		uint32_t	minima = 0,
-					maxlab = 0;
 
 		pb_test_context("iteration %d: %dx%d conn %d", iter, w, h, s.connectivity);
-		for (int64_t i = 0; i < n; i++)
-			lv[i] = PbWsLevel(&s, i);
-		CHECK_INT(RunCpu(&s, labels, 3, 16), PB_OK);
-		for (int64_t i = 0; i < n; i++)
-		{
-			if (lv[i] == PB_WS_INF)
-			{
-				CHECK_INT(labels[i], 0);
-				continue;
-			}
-			CHECK(labels[i] != 0);	/* every pixel drains to some minimum */
-			if (labels[i] > maxlab)
-				maxlab = labels[i];
-			if (comp[i] == 0 && MinimumComponent(&s, lv, i, ++ncomp, comp, stack))
-			{
-				minlab[ncomp] = ++minima;	/* a new minimum, in row-major order */
-				CHECK_INT(labels[i], minima);
-			}
-			/* every pixel of a minimum carries its minimum's label */
-			if (minlab[comp[i]] != 0)
-				CHECK_INT(labels[i], minlab[comp[i]]);
-		}
-		CHECK_INT(maxlab, minima);
-		free(minlab);
+		CheckMinimaLabels(&s, 3, 16);
 		free(img);
-		free(lv);
-		free(labels);
-		free(comp);
-		free(stack);
 	}
+}
+
+/*
+ * Minima whose first pixel is joined to the rest only rows further down,
+ * across the seams of the numbering's bands of rows (any thread count):
+ * a U (two bars meeting at the bottom) with a lone minimum between its
+ * bars, a staircase joined only diagonally (one minimum 8-connected, one
+ * per step 4-connected), and with a wall cutting a bar.
+ */
+void
+test_ws_minima_across_bands(void)
+{
+	const int	w = 23,
+				h = 61;
+	uint8_t    *img = WsTestAlloc(w * h);
+	uint8_t    *wall = WsTestAlloc(w * h);
+
+	memset(img, 9, w * h);
+	for (int y = 0; y < h - 1; y++)	/* the U's bars, the bottom joining them */
+		img[y * w + 2] = img[y * w + 10] = 0;
+	for (int x = 2; x <= 10; x++)
+		img[(h - 2) * w + x] = 0;
+	img[30 * w + 6] = 0;		/* the lone minimum between the bars */
+	for (int y = 0; y < 12; y++)	/* the staircase, level 1 */
+		img[(y + 3) * w + 14 + y % 9] = 1;
+	wall[40 * w + 10] = 1;		/* cuts the right bar: its top is a minimum of its own */
+	for (int conn = 4; conn <= 8; conn += 4)
+		for (int m = 0; m < 2; m++)
+		{
+			PbWatershedSpec s = WsTestSpec(w, h, PB_PIX_8BUI, img, m ? wall : NULL, NULL, conn, false);
+			static const int threads[] = {1, 2, 5, 16};
+
+			for (int t = 0; t < 4; t++)
+			{
+				pb_test_context("conn %d, wall %d, %d threads", conn, m, threads[t]);
+				CheckMinimaLabels(&s, threads[t], 8);
+			}
+		}
+	free(img);
+	free(wall);
 }
 
 /* Poll for test_ws_stopped: stop on the first call. */

@@ -1,9 +1,10 @@
 /*
  * test_ws_poll.c: how the CPU watershed (watershed_cpu.c) polls on one
- * thread.  Besides the parallel phases (a poll between items), the serial
- * numbering of the minima, marker-less, asks the poll every 65536 pixels:
- * a noisy image has minima everywhere, and 16M pixels took 0.4 s there
- * without a poll.  A stop asked at any poll is honoured at once.
+ * thread.  Every phase polls between its items, the numbering of the
+ * minima (marker-less; ws_minima.c) included: it runs in bands of rows,
+ * eight per thread, and polls between the seams it joins on the caller's
+ * thread too.  A noisy image has minima everywhere.  A stop asked at any
+ * poll is honoured at once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@ WsCountingPoll(void *arg)
  * A 1024 x 1024 noise image as one tile, one thread, marker-less: the
  * polls are those of InitRows, PointerRows and LabelRows (64 items of 16
  * rows each: 65 polls), of the one key round (one tile: 2) and of the
- * minima numbering's two passes (16 each).  Stopping at any of them gives
+ * minima numbering: four passes over its 8 bands (9 polls each) and the 7
+ * seams between them, after the first pass.  Stopping at any of them gives
  * PB_ERR_STOPPED with no poll after; never stopping gives the labels of a
  * run without poll.
  */
@@ -50,10 +52,13 @@ test_ws_minima_poll(void)
 	PbRun plain = {1, 1024, NULL, NULL};
 	WsPollCount never = {0, 0};
 	PbRun run = {1, 1024, WsCountingPoll, &never};
-	int			total = 3 * (h / 16 + 1) + 2 + 2 * (int) (n / 65536);
+	int			bands = 8;
+	int			numbering = 4 * (bands + 1) + bands - 1;
+	int			total = 3 * (h / 16 + 1) + 2 + numbering;
 	int			minima = 2 * (h / 16 + 1) + 2 + 1;	/* its first poll */
-	int			stops[] = {1, 66, minima - 1, minima, minima + 15, minima + 16,
-	minima + 31, minima + 32, total};
+	int			seams = minima + bands + 1; /* the first seam's */
+	int			stops[] = {1, 66, minima - 1, minima, seams - 1, seams, seams + bands - 2,
+	seams + bands - 1, minima + numbering - 1, minima + numbering, total};
 
 	if (img == NULL || want == NULL || labels == NULL)
 		abort();

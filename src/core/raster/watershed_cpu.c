@@ -15,9 +15,8 @@
  * unique least solution of the definition.
  *
  * Then, all in parallel over rows: each pixel's pointer; marker-less, the
- * minima numbered in row-major order (union-find on the caller's thread,
- * polling every WS_POLL_PIXELS pixels: a noisy image has millions); each
- * label found by following pointers to a seed (walks that meet resolve
+ * minima numbered in row-major order (ws_minima.c: a noisy image has
+ * millions); each label found by following pointers to a seed (walks that meet resolve
  * each other's pixels with relaxed atomics: the values they write are the
  * same); the watershed lines.
  */
@@ -27,12 +26,12 @@
 
 #include "watershed.h"
 #include "watershed_rules.h"
+#include "ws_minima.h"
 #include "ws_queue.h"
 
 #define WS_DEFAULT_TILE 256
 #define WS_ROWS_PER_ITEM 16
 #define WS_NO_POINTER 0xFF
-#define WS_POLL_PIXELS 65536	/* serial phases poll every this many pixels */
 
 /* Which neighbours a scan reads: all, or those before or after in row-major order. */
 typedef enum WsSide
@@ -462,89 +461,6 @@ PointerRows(void *arg, int64_t item)
 		}
 }
 
-/* Root of pixel i in the union-find forest of minima (path halving). */
-static uint32_t
-MinFind(uint32_t *parent, uint32_t i)
-{
-	while (parent[i] != i)
-	{
-		parent[i] = parent[parent[i]];
-		i = parent[i];
-	}
-	return i;
-}
-
-/*
- * Whether this serial phase (on the caller's thread) should stop at pixel
- * i: run's poll, asked every WS_POLL_PIXELS pixels.
- */
-static bool
-WsSerialStop(const PbRun *run, int64_t i)
-{
-	return i % WS_POLL_PIXELS == 0 && run->poll != NULL && run->poll(run->poll_arg);
-}
-
-/*
- * Marker-less: label each minimum (a connected plateau of seeds of one
- * level) 1, 2, ... in row-major order of its first pixel.  One thread
- * (the caller's), polling as it goes: a noisy image has minima all over.
- */
-static PbStatus
-NumberMinima(WsCtx *c, const PbRun *run)
-{
-	uint32_t   *parent = malloc(sizeof(uint32_t) * c->g.n);
-	uint32_t	k = 0;
-
-	if (parent == NULL)
-		return PB_ERR_NOMEM;
-	for (int64_t i = 0; i < c->g.n; i++)
-	{
-		int64_t		x = i % c->g.width,
-					y = i / c->g.width;
-
-		if (WsSerialStop(run, i))
-		{
-			free(parent);
-			return PB_ERR_STOPPED;
-		}
-		if (!c->seed[i])
-			continue;
-		parent[i] = (uint32_t) i;
-		/* the neighbours scanned before i: up, left and the two upper diagonals */
-		for (int j = 0; j < c->g.conn; j++)
-		{
-			int64_t		v = WsNeighbour(&c->g, c->lv, x, y, j);
-			uint32_t	a,
-						b;
-
-			if (v < 0 || v >= i || !c->seed[v] || c->lv[v] != c->lv[i])
-				continue;
-			a = MinFind(parent, (uint32_t) i);
-			b = MinFind(parent, (uint32_t) v);
-			if (a < b)
-				parent[b] = a;
-			else if (b < a)
-				parent[a] = b;
-		}
-	}
-	for (int64_t i = 0; i < c->g.n; i++)
-	{
-		if (WsSerialStop(run, i))
-		{
-			free(parent);
-			return PB_ERR_STOPPED;
-		}
-		if (c->seed[i])
-		{
-			uint32_t	r = MinFind(parent, (uint32_t) i);
-
-			c->labels[i] = r == (uint32_t) i ? ++k : c->labels[r];
-		}
-	}
-	free(parent);
-	return PB_OK;
-}
-
 /* The pixel pointer p of pixel i leads to. */
 static int64_t
 PointerTarget(const WsCtx *c, int64_t i)
@@ -645,7 +561,7 @@ WatershedPhases(WsCtx *c, const PbRun *run)
 		return st;
 	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
 		return st;
-	if (!c->g.markers && (st = NumberMinima(c, run)) != PB_OK)
+	if (!c->g.markers && (st = WsNumberMinima(&c->g, c->lv, c->seed, c->labels, run)) != PB_OK)
 		return st;
 	if ((st = PbParallelFor(run, rows, LabelRows, c)) != PB_OK)
 		return st;

@@ -1,0 +1,23 @@
+/*
+ * ws_minima.h: the marker-less watershed's numbering of its minima on CPU
+ * threads (watershed_cpu.c): each minimum, a connected plateau of seeds of
+ * one level, gets 1, 2, ... in row-major order of its first pixel.
+ * Internal to the raster core.
+ */
+#ifndef PB_WS_MINIMA_H
+#define PB_WS_MINIMA_H
+
+#include <stdint.h>
+
+#include "watershed_rules.h"
+
+/*
+ * Label every seed pixel (seed[i] nonzero; never a wall) with the number
+ * of its minimum, on run's threads; other pixels' labels are left alone.
+ * PB_ERR_NOMEM, PB_ERR_STOPPED (poll), else PB_OK.  g->n must be below
+ * 2^32 (the forest's indices are 32-bit).
+ */
+PbStatus	WsNumberMinima(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
+						   uint32_t *labels, const PbRun *run);
+
+#endif							/* PB_WS_MINIMA_H */

@@ -87,11 +87,14 @@ PbRasterReportStage(const char *stage, const char *device)
 	AddRow(stage, device, INSTR_TIME_GET_DOUBLE(d), -1);
 }
 
-/* The GPU's own account of the compute stage: kernels and copies. */
+/*
+ * The GPU's own account of the compute stage: kernels (with the tiles the
+ * image was cut into, 1 when it ran whole) and copies.
+ */
 void
 PbRasterReportGpu(const PbRasterGpuStats *stats)
 {
-	AddRow("gpu kernels", "gpu", stats->kernel_ms / 1000.0, -1);
+	AddRow("gpu kernels", "gpu", stats->kernel_ms / 1000.0, stats->tiles);
 	AddRow("gpu copies", "gpu", stats->transfer_ms / 1000.0, -1);
 }
 
@@ -121,8 +124,8 @@ PbRasterReportEnd(void)
 PG_FUNCTION_INFO_V1(pb_raster_report);
 /*
  * The rows of this backend's last finished raster call: operation, stage,
- * device, seconds and tiles (a hybrid run's regions per device, and its
- * cells); none before the first (or after one that failed).
+ * device, seconds and tiles (the GPU's tiles on its kernels' row, a
+ * hybrid run's regions per device, and its cells); none before the first (or after one that failed).
  */
 Datum
 pb_raster_report(PG_FUNCTION_ARGS)

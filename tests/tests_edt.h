@@ -1,5 +1,6 @@
 /*
- * tests_edt.h: the tests of tests/test_edt.c and tests/test_edt_spacing.c,
+ * tests_edt.h: the tests of tests/test_edt.c, tests/test_edt_spacing.c and
+ * tests/test_edt_hybrid.c,
  * in the order they run.
  */
 #ifndef PB_TESTS_EDT_H
@@ -18,6 +19,10 @@
 	X(test_edt_poll_stop) \
 	X(test_edt_badarg) \
 	X(test_edt_extreme_spacing) \
-	X(test_edt_huge_step_row)
+	X(test_edt_huge_step_row) \
+	X(test_edt_hybrid_random) \
+	X(test_edt_hybrid_device_fails) \
+	X(test_edt_hybrid_slow_device) \
+	X(test_edt_hybrid_stop_and_badarg)
 
 #endif

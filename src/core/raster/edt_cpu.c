@@ -54,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edt_job.h"
 #include "image.h"
 #include "raster_rules.h"
 
@@ -100,13 +101,14 @@ typedef struct EdtJob
 } EdtJob;
 
 /*
- * Column pass over columns [x0, x0 + n): top-down the last background row
- * seen, then bottom-up the next one, keeping the closer (the upper on a
- * tie).  One row of the chunk at a time keeps the accesses contiguous;
- * the loops are branch-free so that the compiler can vectorize them.
+ * Column pass over columns [x0, x0 + n), written for rows [ya, yb) only
+ * (the whole pass: 0, height): top-down the last background row seen,
+ * then bottom-up the next one, keeping the closer (the upper on a tie).
+ * One row of the chunk at a time keeps the accesses contiguous; the loops
+ * are branch-free so that the compiler can vectorize them.
  */
 EDT_ALWAYS_INLINE void
-EdtColumns(const EdtJob *job, int64_t x0, int n)
+EdtColumns(const EdtJob *job, int64_t x0, int n, int64_t ya, int64_t yb)
 {
 	int64_t		w = job->width;
 	int32_t		near[EDT_COL_CHUNK];
@@ -114,19 +116,28 @@ EdtColumns(const EdtJob *job, int64_t x0, int n)
 
 	for (int i = 0; i < n; i++)
 		near[i] = -1;
-	for (int64_t y = 0; y < job->height; y++)
+	for (int64_t y = 0; y < yb; y++)
 	{
 		const uint8_t *f = job->fg + y * w + x0;
 		int32_t		yy = (int32_t) y;
 
 		for (int i = 0; i < n; i++)
 			near[i] = f[i] == 0 ? yy : near[i];
-		memcpy(job->colrows + (y * w + x0) * 4, near, (size_t) n * 4);
+		if (y >= ya)
+			memcpy(job->colrows + (y * w + x0) * 4, near, (size_t) n * 4);
 	}
 
 	for (int i = 0; i < n; i++)
 		near[i] = -1;
-	for (int64_t y = job->height - 1; y >= 0; y--)
+	for (int64_t y = job->height - 1; y >= yb; y--)
+	{
+		const uint8_t *f = job->fg + y * w + x0;
+		int32_t		yy = (int32_t) y;
+
+		for (int i = 0; i < n; i++)
+			near[i] = f[i] == 0 ? yy : near[i];
+	}
+	for (int64_t y = yb - 1; y >= ya; y--)
 	{
 		const uint8_t *f = job->fg + y * w + x0;
 		unsigned char *o = job->colrows + (y * w + x0) * 4;
@@ -147,20 +158,31 @@ EdtColumns(const EdtJob *job, int64_t x0, int n)
 }
 
 /*
- * One column-pass item: EDT_COL_CHUNK columns (fewer at the right edge);
- * full chunks get a constant count, which lets the loops be unrolled and
- * vectorized.
+ * The column pass over columns [x0, x1) for rows [ya, yb), in chunks of
+ * EDT_COL_CHUNK columns; full chunks get a constant count, which lets the
+ * loops be unrolled and vectorized.
  */
+void
+EdtColumnsOf(const EdtJob *job, int64_t x0, int64_t x1, int64_t ya, int64_t yb)
+{
+	for (; x0 < x1; x0 += EDT_COL_CHUNK)
+	{
+		if (x1 - x0 >= EDT_COL_CHUNK)
+			EdtColumns(job, x0, EDT_COL_CHUNK, ya, yb);
+		else
+			EdtColumns(job, x0, (int) (x1 - x0), ya, yb);
+	}
+}
+
+/* One column-pass item: EDT_COL_CHUNK columns (fewer at the right edge). */
 static void
 EdtColumnItem(void *arg, int64_t item)
 {
 	const EdtJob *job = arg;
 	int64_t		x0 = item * EDT_COL_CHUNK;
 
-	if (job->width - x0 >= EDT_COL_CHUNK)
-		EdtColumns(job, x0, EDT_COL_CHUNK);
-	else
-		EdtColumns(job, x0, (int) (job->width - x0));
+	EdtColumnsOf(job, x0, x0 + EDT_COL_CHUNK < job->width ? x0 + EDT_COL_CHUNK : job->width,
+				 0, job->height);
 }
 
 /*
@@ -347,17 +369,12 @@ EdtSlotTake(EdtJob *job)
 		}
 }
 
-/* Row pass over one chunk of rows, with one borrowed scratch slot. */
-static void
-EdtRowItem(void *arg, int64_t item)
+/* The row pass over rows [y0, y1), with one borrowed scratch slot. */
+void
+EdtRowsOf(EdtJob *job, int64_t y0, int64_t y1)
 {
-	EdtJob	   *job = arg;
 	EdtSlot    *s = EdtSlotTake(job);
-	int64_t		y0 = item * job->rows_per_item;
-	int64_t		y1 = y0 + job->rows_per_item;
 
-	if (y1 > job->height)
-		y1 = job->height;
 	for (int64_t y = y0; y < y1; y++)
 	{
 		int64_t		top = EdtEnvelope(job, y, s);
@@ -370,6 +387,16 @@ EdtRowItem(void *arg, int64_t item)
 			EdtQuerySpaced(job, y, s, top);
 	}
 	atomic_store(&s->busy, 0);
+}
+
+/* One row-pass item: rows_per_item rows (fewer at the bottom). */
+static void
+EdtRowItem(void *arg, int64_t item)
+{
+	EdtJob	   *job = arg;
+	int64_t		y0 = item * job->rows_per_item;
+
+	EdtRowsOf(job, y0, y0 + job->rows_per_item < job->height ? y0 + job->rows_per_item : job->height);
 }
 
 /*
@@ -428,61 +455,95 @@ EdtScratchAlloc(EdtJob *job)
 	return block;
 }
 
+/* Whether the arguments are PbDistanceCpu's (PB_OK), else PB_ERR_BADARG. */
+PbStatus
+EdtArgsCheck(const uint8_t *fg, int32_t width, int32_t height, double sy, double sx,
+			 const float *dist)
+{
+	if (width < 0 || height < 0 || width > PB_EDT_MAX_SIDE || height > PB_EDT_MAX_SIDE)
+		return PB_ERR_BADARG;
+	if (!(sy > 0) || !(sx > 0) || !isfinite(sy) || !isfinite(sx))
+		return PB_ERR_BADARG;
+	if (width > 0 && height > 0 && (fg == NULL || dist == NULL))
+		return PB_ERR_BADARG;
+	return PB_OK;
+}
+
+/*
+ * The job of a distance transform of checked arguments, with scratch for
+ * workers row-pass callers at once; NULL when memory could not be had.
+ */
+EdtJob *
+EdtJobNew(const uint8_t *fg, int32_t width, int32_t height, double sy, double sx,
+		  float *dist, int64_t *nearest, int workers)
+{
+	EdtJob	   *job = calloc(1, sizeof(EdtJob));
+	int64_t		row_items;
+
+	if (job == NULL)
+		return NULL;
+	job->fg = fg;
+	job->width = width;
+	job->height = height;
+	job->sy = sy;
+	job->sx = sx;
+	job->steps = PbEdtStepsOf(sy, sx);
+	job->rho = (job->steps.cy / job->steps.cx) * (job->steps.cy / job->steps.cx);
+	job->unit = sy == 1.0 && sx == 1.0;
+	job->exact_env = sy == sx;
+	job->colrows = (unsigned char *) dist;
+	job->dist = dist;
+	job->nearest = nearest;
+	job->rows_per_item = width >= EDT_ROW_PIXELS ? 1 : EDT_ROW_PIXELS / width;
+	row_items = (height + job->rows_per_item - 1) / job->rows_per_item;
+	job->nslots = row_items < workers ? (int) row_items : workers;
+	if (EdtScratchAlloc(job) == NULL)
+	{
+		free(job);
+		return NULL;
+	}
+	return job;
+}
+
+/* Free a job and its scratch. */
+void
+EdtJobFree(EdtJob *job)
+{
+	if (job == NULL)
+		return;
+	free(job->slots);			/* the start of the scratch block */
+	free(job);
+}
+
 /* The exact Euclidean distance transform: see pb_raster.h and above. */
 PbStatus
 PbDistanceCpu(const uint8_t *fg, int32_t width, int32_t height,
 			  double sy, double sx, float *dist, int64_t *nearest,
 			  const PbRun *run)
 {
-	EdtJob		job;
 	PbRun one = {1, 0, NULL, NULL};
 	PbRun clamped;
-	int64_t		row_items;
+	EdtJob	   *job;
 	int			threads;
-	void	   *block;
-	PbStatus st;
+	PbStatus st = EdtArgsCheck(fg, width, height, sy, sx, dist);
 
-	if (width < 0 || height < 0 || width > PB_EDT_MAX_SIDE || height > PB_EDT_MAX_SIDE)
-		return PB_ERR_BADARG;
-	if (!(sy > 0) || !(sx > 0) || !isfinite(sy) || !isfinite(sx))
-		return PB_ERR_BADARG;
-	if (width == 0 || height == 0)
-		return PB_OK;
-	if (fg == NULL || dist == NULL)
-		return PB_ERR_BADARG;
+	if (st != PB_OK || width == 0 || height == 0)
+		return st;
 	if (run == NULL)
 		run = &one;
-
-	memset(&job, 0, sizeof(job));
-	job.fg = fg;
-	job.width = width;
-	job.height = height;
-	job.sy = sy;
-	job.sx = sx;
-	job.steps = PbEdtStepsOf(sy, sx);
-	job.rho = (job.steps.cy / job.steps.cx) * (job.steps.cy / job.steps.cx);
-	job.unit = sy == 1.0 && sx == 1.0;
-	job.exact_env = sy == sx;
-	job.colrows = (unsigned char *) dist;
-	job.dist = dist;
-	job.nearest = nearest;
-	job.rows_per_item = width >= EDT_ROW_PIXELS ? 1 : EDT_ROW_PIXELS / width;
-	row_items = (height + job.rows_per_item - 1) / job.rows_per_item;
 	threads = run->threads > 1 ? run->threads : 1;
 	if (threads > EDT_MAX_SLOTS)
 		threads = EDT_MAX_SLOTS;
-	job.nslots = row_items < threads ? (int) row_items : threads;
-
-	block = EdtScratchAlloc(&job);
-	if (block == NULL)
+	if ((job = EdtJobNew(fg, width, height, sy, sx, dist, nearest, threads)) == NULL)
 		return PB_ERR_NOMEM;
 	/* never more threads at once than scratch slots */
 	clamped = *run;
 	clamped.threads = threads;
 	st = PbParallelFor(&clamped, (width + EDT_COL_CHUNK - 1) / EDT_COL_CHUNK,
-					   EdtColumnItem, &job);
+					   EdtColumnItem, job);
 	if (st == PB_OK)
-		st = PbParallelFor(&clamped, row_items, EdtRowItem, &job);
-	free(block);
+		st = PbParallelFor(&clamped, (height + job->rows_per_item - 1) / job->rows_per_item,
+						   EdtRowItem, job);
+	EdtJobFree(job);
 	return st;
 }

@@ -1,0 +1,303 @@
+/*
+ * edt_hybrid.c: PbDistanceHybrid of edt_hybrid.h.  One lock guards the
+ * pass being run and the part of it not yet taken, [lo, hi): CPU threads
+ * take about CPU_TAKE_PIXELS pixels from lo, devices their own take from
+ * hi.  The last range of a pass to finish moves the run to the next pass
+ * (the row pass needs every column done); waiting workers sleep on one
+ * condition, the polling one for at most 20 ms at a time.
+ */
+#define _POSIX_C_SOURCE 200809L	/* pthreads, clock_gettime */
+#include "edt_hybrid.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "edt_job.h"
+
+#define MAX_WORKERS 256
+#define CPU_TAKE_PIXELS ((int64_t) 1 << 20)	/* a CPU thread's range, about */
+#define CPU_TAKE_COLUMNS_MIN 64 /* the column pass's chunk (edt_cpu.c) */
+
+enum
+{
+	PASS_COLUMNS,
+	PASS_ROWS,
+	PASS_DONE
+};
+
+/* The shared state of one run. */
+typedef struct Sched
+{
+	EdtJob	   *job;
+	const uint8_t *fg;
+	int32_t		width,
+				height;
+	double		sy,
+				sx;
+	float	   *dist;
+	int64_t    *nearest;
+	const PbRun *run;
+	int64_t		cpu_take[2];	/* per pass */
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	int			pass;
+	int64_t		lo,
+				hi;				/* the pass's range not taken yet */
+	int			running;		/* ranges being computed */
+	bool		stop;
+	PbStatus	status;
+} Sched;
+
+/* A CPU thread or a device's driver, and what it did. */
+typedef struct Worker
+{
+	Sched	   *s;
+	PbEdtDevice *dev;			/* NULL: a CPU thread */
+	bool		polls;
+	int64_t		ranges[2],
+				pixels[2];		/* [0] on its device, [1] on the CPU */
+	double		busy_s[2];
+} Worker;
+
+/* Range [a, b) of pass on the CPU threads' code. */
+static void
+CpuRange(Sched *s, int pass, int64_t a, int64_t b)
+{
+	if (pass == PASS_COLUMNS)
+		EdtColumnsOf(s->job, a, b, 0, s->height);
+	else
+		EdtRowsOf(s->job, a, b);
+}
+
+/*
+ * Range [a, b) of pass on w's device, or on the CPU when w is a CPU thread
+ * or its device failed on it (then out for good: a row range first gets
+ * its column rows back from the image).
+ */
+static void
+RunRange(Worker *w, int pass, int64_t a, int64_t b, bool on_dev)
+{
+	Sched	   *s = w->s;
+	double		t0 = PbMonotonicSeconds();
+	int64_t		pixels = (b - a) * (pass == PASS_COLUMNS ? s->height : s->width);
+
+	if (on_dev)
+	{
+		PbEdtDevice *d = w->dev;
+		int			rc = pass == PASS_COLUMNS
+			? d->columns(d->ctx, s->fg, s->width, s->height, (int32_t) a, (int32_t) b, s->dist,
+						 d->err, sizeof(d->err))
+			: d->rows(d->ctx, s->width, s->height, s->sy, s->sx, (int32_t) a, (int32_t) b,
+					  s->dist, s->nearest, d->err, sizeof(d->err));
+
+		if (rc == 0)
+		{
+			w->ranges[0]++;
+			w->pixels[0] += pixels;
+			w->busy_s[0] += PbMonotonicSeconds() - t0;
+			return;
+		}
+		d->failed = true;
+		t0 = PbMonotonicSeconds();
+		if (pass == PASS_ROWS)
+			EdtColumnsOf(s->job, 0, s->width, a, b);
+	}
+	CpuRange(s, pass, a, b);
+	w->ranges[1]++;
+	w->pixels[1] += pixels;
+	w->busy_s[1] += PbMonotonicSeconds() - t0;
+}
+
+/* Whether the run should stop; the polling worker asks run->poll. */
+static bool
+Stopping(Worker *w)
+{
+	Sched	   *s = w->s;
+
+	if (w->polls && s->run->poll && s->run->poll(s->run->poll_arg))
+	{
+		s->stop = true;
+		s->status = PB_ERR_STOPPED;
+		pthread_cond_broadcast(&s->changed);
+	}
+	return s->stop;
+}
+
+/* The pass is over (all taken, none running): start the next one. */
+static void
+NextPass(Sched *s)
+{
+	s->pass++;
+	s->lo = 0;
+	s->hi = s->pass == PASS_ROWS ? s->height : 0;
+	pthread_cond_broadcast(&s->changed);
+}
+
+/* Sleep on the condition; the polling worker wakes every 20 ms to poll. */
+static void
+Wait(Worker *w)
+{
+	Sched	   *s = w->s;
+	struct timespec until;
+
+	if (!w->polls)
+	{
+		pthread_cond_wait(&s->changed, &s->lock);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 20 * 1000 * 1000;
+	if (until.tv_nsec >= 1000000000L)
+	{
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&s->changed, &s->lock, &until);
+}
+
+/*
+ * A worker's loop (s->lock held on entry and exit): take a range of the
+ * pass, compute it, until both passes are done or a stop.
+ */
+static void
+WorkLoop(Worker *w)
+{
+	Sched	   *s = w->s;
+
+	while (!Stopping(w) && s->pass != PASS_DONE)
+	{
+		bool		on_dev = w->dev && !w->dev->failed;
+		int			pass = s->pass;
+		int64_t		a,
+					b;
+
+		if (s->lo >= s->hi)
+		{
+			if (s->running == 0)
+				NextPass(s);
+			else
+				Wait(w);
+			continue;
+		}
+		if (on_dev)
+		{
+			int64_t		take = pass == PASS_COLUMNS ? w->dev->take_columns : w->dev->take_rows;
+
+			b = s->hi;
+			a = s->hi - take > s->lo ? s->hi - take : s->lo;
+			s->hi = a;
+		}
+		else
+		{
+			a = s->lo;
+			b = s->lo + s->cpu_take[pass] < s->hi ? s->lo + s->cpu_take[pass] : s->hi;
+			s->lo = b;
+		}
+		s->running++;
+		pthread_mutex_unlock(&s->lock);
+		RunRange(w, pass, a, b, on_dev);
+		pthread_mutex_lock(&s->lock);
+		s->running--;
+		if (s->lo >= s->hi && s->running == 0)
+			NextPass(s);
+	}
+}
+
+/* pthread entry of a CPU thread or an extra device's driver. */
+static void *
+WorkerMain(void *arg)
+{
+	Worker	   *w = arg;
+
+	pthread_mutex_lock(&w->s->lock);
+	WorkLoop(w);
+	pthread_mutex_unlock(&w->s->lock);
+	return NULL;
+}
+
+/* See edt_hybrid.h. */
+PbStatus
+PbDistanceHybrid(const uint8_t *fg, int32_t width, int32_t height,
+				 double sy, double sx, float *dist, int64_t *nearest,
+				 const PbRun *run, PbEdtDevice *devs, int ndev, PbEdtHybridStats *stats)
+{
+	Sched		s;
+	Worker		workers[MAX_WORKERS];
+	pthread_t	tids[MAX_WORKERS];
+	int			nw = 0,
+				started = 0;
+	int			ncpu = run && run->threads > 1 ? run->threads - 1 : 0;
+	int64_t		cols = CPU_TAKE_PIXELS / (height > 0 ? height : 1);
+	PbStatus	st = EdtArgsCheck(fg, width, height, sy, sx, dist);
+
+	memset(stats, 0, sizeof(*stats));
+	if (st != PB_OK || run == NULL || ndev < 1 || ndev > MAX_WORKERS / 2)
+		return PB_ERR_BADARG;
+	for (int d = 0; d < ndev; d++)
+	{
+		if (devs[d].columns == NULL || devs[d].rows == NULL || devs[d].take_columns < 1 ||
+			devs[d].take_rows < 1)
+			return PB_ERR_BADARG;
+		devs[d].ranges = devs[d].pixels = 0;
+		devs[d].busy_s = 0;
+		devs[d].failed = false;
+		devs[d].err[0] = '\0';
+	}
+	if (width == 0 || height == 0)
+		return PB_OK;
+	if (ncpu > MAX_WORKERS - ndev)
+		ncpu = MAX_WORKERS - ndev;
+	memset(&s, 0, sizeof(s));
+	s.fg = fg;
+	s.width = width;
+	s.height = height;
+	s.sy = sy;
+	s.sx = sx;
+	s.dist = dist;
+	s.nearest = nearest;
+	s.run = run;
+	s.cpu_take[PASS_COLUMNS] = cols < CPU_TAKE_COLUMNS_MIN ? CPU_TAKE_COLUMNS_MIN
+		: cols / CPU_TAKE_COLUMNS_MIN * CPU_TAKE_COLUMNS_MIN;
+	s.cpu_take[PASS_ROWS] = CPU_TAKE_PIXELS / width > 1 ? CPU_TAKE_PIXELS / width : 1;
+	s.pass = PASS_COLUMNS;
+	s.lo = 0;
+	s.hi = width;
+	s.status = PB_OK;
+	if ((s.job = EdtJobNew(fg, width, height, sy, sx, dist, nearest, ncpu + ndev)) == NULL)
+		return PB_ERR_NOMEM;
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.changed, NULL);
+	memset(workers, 0, sizeof(workers));
+	for (int d = 0; d < ndev; d++)
+		workers[nw++] = (Worker) {.s = &s, .dev = &devs[d], .polls = d == 0};
+	for (int i = 0; i < ncpu; i++)
+		workers[nw++] = (Worker) {.s = &s};
+	pthread_mutex_lock(&s.lock);
+	for (int i = 1; i < nw; i++)
+		if (PbThreadStart(&tids[started], WorkerMain, &workers[i]) == 0)
+			started++;
+	WorkLoop(&workers[0]);
+	pthread_mutex_unlock(&s.lock);
+	for (int i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	stats->cpu_threads = started - (ndev - 1 < started ? ndev - 1 : started);
+	for (int i = 0; i < nw; i++)
+	{
+		if (workers[i].dev)
+		{
+			workers[i].dev->ranges = workers[i].ranges[0];
+			workers[i].dev->pixels = workers[i].pixels[0];
+			workers[i].dev->busy_s = workers[i].busy_s[0];
+		}
+		stats->cpu_ranges += workers[i].ranges[1];
+		stats->cpu_pixels += workers[i].pixels[1];
+		stats->cpu_busy_s += workers[i].busy_s[1];
+	}
+	pthread_mutex_destroy(&s.lock);
+	pthread_cond_destroy(&s.changed);
+	EdtJobFree(s.job);
+	return s.status;
+}

@@ -8,7 +8,10 @@
  *
  * Images larger than memory_budget: the column pass runs over column
  * strips and the row pass over row strips, the column rows kept in host
- * memory in between, which gives the identical result.
+ * memory in between (in the output's own bytes, as the CPU keeps them),
+ * which gives the identical result.  The two passes are also callable
+ * apart, over a range of columns or rows, for the hybrid transform
+ * (edt_hybrid.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -108,10 +111,218 @@ PlanEdt(EdtPlan *p, const RgCtx *c, size_t budget, bool nearest, char *err, size
 	return 0;
 }
 
+/* Whether the arguments are PbDistanceCpu's; else a reason in err. */
+static bool
+EdtArgsOk(int32_t width, int32_t height, double sy, double sx, char *err, size_t err_len)
+{
+	if (width < 0 || height < 0 || width > PB_EDT_MAX_SIDE || height > PB_EDT_MAX_SIDE ||
+		!(sy > 0) || !(sx > 0) || !isfinite(sy) || !isfinite(sx))
+	{
+		snprintf(err, err_len, "invalid distance transform arguments (sides 0 to %d, finite spacing > 0)",
+				 PB_EDT_MAX_SIDE);
+		return false;
+	}
+	return true;
+}
+
+/* The column pass's device buffers for strips of p->ws columns. */
+struct ColBufs
+{
+	uint8_t    *fg;
+	unsigned long long *mask;
+	int		   *up,
+			   *dn,
+			   *g;
+};
+
+/* Allocate the column pass's buffers (g: p->ws columns of column rows). */
+static int
+ColAlloc(RgCtx *c, const EdtPlan *p, ColBufs *b, char *err, size_t err_len)
+{
+	RG_TRY(RgAlloc(c, (void **) &b->fg, (size_t) p->ws * p->h), "allocating GPU memory for the image");
+	RG_TRY(RgAlloc(c, (void **) &b->mask, (size_t) p->ws * p->nb * 8), "allocating GPU memory for the column pass");
+	RG_TRY(RgAlloc(c, (void **) &b->up, (size_t) p->ws * p->nb * sizeof(int)), "allocating GPU memory for the column pass");
+	RG_TRY(RgAlloc(c, (void **) &b->dn, (size_t) p->ws * p->nb * sizeof(int)), "allocating GPU memory for the column pass");
+	RG_TRY(RgAlloc(c, (void **) &b->g, (size_t) p->ws * p->h * sizeof(int)), "allocating GPU memory for the column rows");
+	return 0;
+fail:
+	return -1;
+}
+
+/* Free the column pass's buffers but g (stream-ordered). */
+static void
+ColFreeButRows(RgCtx *c, ColBufs *b)
+{
+	RgFree(c, b->fg);
+	RgFree(c, b->mask);
+	RgFree(c, b->up);
+	RgFree(c, b->dn);
+	b->fg = NULL;
+	b->mask = NULL;
+	b->up = b->dn = NULL;
+}
+
+/*
+ * The column pass over columns [x0, x1) in strips of p->ws; with host
+ * set, each strip's column rows are copied into it (w per row) at their
+ * place, else (one strip) they stay in b->g.  0, 1 when polled to stop,
+ * -1 with a reason.
+ */
+static int
+ColumnStrips(RgCtx *c, const EdtPlan *p, const ColBufs *b, const uint8_t *fg, int x0, int x1,
+			 int *host, PbPollFn poll, void *poll_arg, PbRasterGpuStats *st,
+			 char *err, size_t err_len)
+{
+	for (int s0 = x0; s0 < x1; s0 += p->ws)
+	{
+		int			sw = x1 - s0 < p->ws ? x1 - s0 : p->ws;
+
+		if (RgStop(poll, poll_arg))
+			return 1;
+		RG_TRY(RgTimeStart(c), "timing");
+		if (RgCopyIn(c, b->fg, sw, fg + s0, p->w, sw, p->h, "copying the image to the GPU",
+					 err, err_len) != 0)
+			return -1;
+		RG_TRY(RgTimeEnd(c, &st->transfer_ms), "copying the image to the GPU");
+		RG_TRY(RgTimeStart(c), "timing");
+		EdtLaunchColumns(b->fg, sw, p->h, p->nb, b->mask, b->up, b->dn, b->g, c->stream);
+		RG_TRY(cudaGetLastError(), "launching the column pass");
+		RG_TRY(RgTimeEnd(c, &st->kernel_ms), "running the column pass");
+		st->rounds++;
+		if (host)
+		{
+			RG_TRY(RgTimeStart(c), "timing");
+			if (RgCopyOut(c, host + s0, (size_t) p->w * sizeof(int), b->g, (size_t) sw * sizeof(int),
+						  (size_t) sw * sizeof(int), p->h, "copying column rows from the GPU",
+						  err, err_len) != 0)
+				return -1;
+			RG_TRY(RgTimeEnd(c, &st->transfer_ms), "copying column rows from the GPU");
+		}
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* The row pass's device buffers for strips of p->hs rows. */
+struct RowBufs
+{
+	int		   *g;				/* NULL: the caller's (one strip) */
+	float	   *dist;
+	long long  *near;
+	char	   *scratch;
+};
+
+/* Allocate the row pass's buffers (g too when with_g). */
+static int
+RowAlloc(RgCtx *c, const EdtPlan *p, RowBufs *b, bool with_g, bool nearest, char *err,
+		 size_t err_len)
+{
+	if (with_g)
+		RG_TRY(RgAlloc(c, (void **) &b->g, (size_t) p->w * p->hs * sizeof(int)), "allocating GPU memory for the column rows");
+	RG_TRY(RgAlloc(c, (void **) &b->dist, (size_t) p->w * p->hs * sizeof(float)), "allocating GPU memory for distances");
+	if (nearest)
+		RG_TRY(RgAlloc(c, (void **) &b->near, (size_t) p->w * p->hs * 8), "allocating GPU memory for nearest pixels");
+	if (p->scratch)
+		RG_TRY(RgAlloc(c, (void **) &b->scratch, p->scratch), "allocating GPU scratch for wide rows");
+	return 0;
+fail:
+	return -1;
+}
+
+/*
+ * The row pass over rows [y0, y1) in strips of p->hs: column rows from
+ * host (w per row; NULL: one strip, already in g), distances (and nearest
+ * pixels) out to dist (and nearest) at their rows, which may be host's
+ * own bytes.  0, 1 when polled to stop, -1 with a reason.
+ */
+static int
+RowStrips(RgCtx *c, const EdtPlan *p, const RowBufs *b, int *g, const int *host, int y0, int y1,
+		  double sy, double sx, float *dist, int64_t *nearest, PbPollFn poll, void *poll_arg,
+		  PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	int			chunk = (int) (ED_LAUNCH_PIX / p->w > 0 ? ED_LAUNCH_PIX / p->w : 1);
+	RowArgs		ra;
+
+	memset(&ra, 0, sizeof(ra));
+	ra.w = p->w;
+	ra.sy = sy;
+	ra.sx = sx;
+	ra.scratch = b->scratch;
+	for (int s0 = y0; s0 < y1; s0 += p->hs)
+	{
+		int			sh = y1 - s0 < p->hs ? y1 - s0 : p->hs;
+
+		if (RgStop(poll, poll_arg))
+			return 1;
+		if (host)
+		{
+			RG_TRY(RgTimeStart(c), "timing");
+			if (RgCopyIn(c, g, (size_t) p->w * sizeof(int), host + (size_t) s0 * p->w,
+						 (size_t) p->w * sizeof(int), (size_t) p->w * sizeof(int), sh,
+						 "copying column rows to the GPU", err, err_len) != 0)
+				return -1;
+			RG_TRY(RgTimeEnd(c, &st->transfer_ms), "copying column rows to the GPU");
+		}
+		/* launches of at most ED_LAUNCH_PIX pixels, polled between */
+		for (int r0 = 0; r0 < sh; r0 += chunk)
+		{
+			int			rows = sh - r0 < chunk ? sh - r0 : chunk;
+			int			grid = p->row_grid < rows ? p->row_grid : rows;
+
+			if (r0 > 0 && RgStop(poll, poll_arg))
+				return 1;
+			ra.g = g + (size_t) r0 * p->w;
+			ra.dist = b->dist + (size_t) r0 * p->w;
+			ra.nearest = b->near ? b->near + (size_t) r0 * p->w : NULL;
+			ra.rows = rows;
+			ra.y0 = s0 + r0;
+			RG_TRY(RgTimeStart(c), "timing");
+			EdtLaunchRows(ra, p->shared_rows, p->row_smem, c->stream, grid);
+			RG_TRY(cudaGetLastError(), "launching the row pass");
+			RG_TRY(RgTimeEnd(c, &st->kernel_ms), "running the row pass");
+			st->rounds++;
+		}
+		RG_TRY(RgTimeStart(c), "timing");
+		if (RgCopyOut(c, dist + (size_t) s0 * p->w, (size_t) p->w * sizeof(float), b->dist,
+					  (size_t) p->w * sizeof(float), (size_t) p->w * sizeof(float), sh,
+					  "copying distances from the GPU", err, err_len) != 0 ||
+			(nearest && RgCopyOut(c, nearest + (size_t) s0 * p->w, (size_t) p->w * 8, b->near,
+								  (size_t) p->w * 8, (size_t) p->w * 8, sh,
+								  "copying nearest pixels from the GPU", err, err_len) != 0))
+			return -1;
+		RG_TRY(RgTimeEnd(c, &st->transfer_ms), "copying results from the GPU");
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* Free a call's buffers (NULL ones are skipped) and end it; rc, or -1 when freeing failed. */
+static int
+EdtEnd(RgCtx *c, ColBufs *cb, RowBufs *rb, int rc, char *err, size_t err_len)
+{
+	ColFreeButRows(c, cb);
+	RgFree(c, cb->g);
+	RgFree(c, rb->g);
+	RgFree(c, rb->dist);
+	RgFree(c, rb->near);
+	RgFree(c, rb->scratch);
+	if (cudaStreamSynchronize(c->stream) != cudaSuccess && rc == 0)
+	{
+		snprintf(err, err_len, "CUDA failed while freeing: %s", cudaGetErrorString(cudaGetLastError()));
+		rc = -1;
+	}
+	cudaGetLastError();
+	RgEnd(c);
+	return rc;
+}
+
 /*
  * The exact distance transform on the GPU of g: column bands, then rows in
- * shared memory, in one piece or in strips when the image does not fit
- * what is left of g's budget (see pb_raster_gpu.h for the contract).
+ * shared memory, in one piece, or when the image does not fit what is left
+ * of g's budget in strips, the column rows kept in dist's own bytes in
+ * between (see pb_raster_gpu.h for the contract).
  */
 extern "C" int
 PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
@@ -123,30 +334,19 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 	RgCtx	   *c = NULL;
 	size_t		memory_budget = 0;
 	EdtPlan		p;
-	int		   *host_g = NULL;
-	uint8_t    *d_fg = NULL;
-	unsigned long long *d_mask = NULL;
-	int		   *d_up = NULL,
-			   *d_dn = NULL,
-			   *d_g = NULL;
-	float	   *d_dist = NULL;
-	long long  *d_near = NULL;
-	char	   *d_scratch = NULL;
+	ColBufs		cb;
+	RowBufs		rb;
+	int		   *host;
 	int			rc = -1;
-	int			chunk;
-	RowArgs		ra;
 
 	memset(&st, 0, sizeof(st));
 	memset(&p, 0, sizeof(p));
+	memset(&cb, 0, sizeof(cb));
+	memset(&rb, 0, sizeof(rb));
 	if (stats)
 		*stats = st;
-	if (width < 0 || height < 0 || width > PB_EDT_MAX_SIDE || height > PB_EDT_MAX_SIDE ||
-		!(sy > 0) || !(sx > 0) || !isfinite(sy) || !isfinite(sx))
-	{
-		snprintf(err, err_len, "invalid distance transform arguments (sides 0 to %d, finite spacing > 0)",
-				 PB_EDT_MAX_SIDE);
+	if (!EdtArgsOk(width, height, sy, sx, err, err_len))
 		return -1;
-	}
 	if (width == 0 || height == 0)
 		return 0;
 	if (fg == NULL || dist == NULL)
@@ -158,151 +358,152 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 		return -1;
 	p.w = width;
 	p.h = height;
-	if (PlanEdt(&p, c, memory_budget, nearest != NULL, err, err_len) != 0)
-		goto fail;
-	if (!p.single)
-	{
-		host_g = (int *) malloc((size_t) p.w * p.h * sizeof(int));
-		if (host_g == NULL)
-		{
-			snprintf(err, err_len, "out of host memory for the column pass of the distance transform");
-			goto fail;
-		}
-	}
+	if (PlanEdt(&p, c, memory_budget, nearest != NULL, err, err_len) != 0 ||
+		ColAlloc(c, &p, &cb, err, err_len) != 0)
+		goto done;
 	st.tiles = p.single ? 1 : (p.w + p.ws - 1) / p.ws + (p.h + p.hs - 1) / p.hs;
-
-	/* column pass, over column strips */
-	RG_TRY(RgAlloc(c, (void **) &d_fg, (size_t) p.ws * p.h), "allocating GPU memory for the image");
-	RG_TRY(RgAlloc(c, (void **) &d_mask, (size_t) p.ws * p.nb * 8), "allocating GPU memory for the column pass");
-	RG_TRY(RgAlloc(c, (void **) &d_up, (size_t) p.ws * p.nb * sizeof(int)), "allocating GPU memory for the column pass");
-	RG_TRY(RgAlloc(c, (void **) &d_dn, (size_t) p.ws * p.nb * sizeof(int)), "allocating GPU memory for the column pass");
-	RG_TRY(RgAlloc(c, (void **) &d_g, (size_t) p.ws * p.h * sizeof(int)), "allocating GPU memory for the column rows");
-	for (int x0 = 0; x0 < p.w; x0 += p.ws)
+	host = p.single ? NULL : (int *) dist;
+	rc = ColumnStrips(c, &p, &cb, fg, 0, p.w, host, poll, poll_arg, &st, err, err_len);
+	if (rc != 0)
+		goto done;
+	ColFreeButRows(c, &cb);
+	if (!p.single)				/* the column rows are in dist now */
 	{
-		int			sw = p.w - x0 < p.ws ? p.w - x0 : p.ws;
-
-		if (RgStop(poll, poll_arg))
-		{
-			rc = 1;
-			goto done;
-		}
-		RG_TRY(RgTimeStart(c), "timing");
-		if (RgCopyIn(c, d_fg, sw, fg + x0, p.w, sw, p.h, "copying the image to the GPU",
-					 err, err_len) != 0)
-			goto fail;
-		RG_TRY(RgTimeEnd(c, &st.transfer_ms), "copying the image to the GPU");
-		RG_TRY(RgTimeStart(c), "timing");
-		EdtLaunchColumns(d_fg, sw, p.h, p.nb, d_mask, d_up, d_dn, d_g, c->stream);
-		RG_TRY(cudaGetLastError(), "launching the column pass");
-		RG_TRY(RgTimeEnd(c, &st.kernel_ms), "running the column pass");
-		st.rounds++;
-		if (!p.single)
-		{
-			RG_TRY(RgTimeStart(c), "timing");
-			if (RgCopyOut(c, host_g + x0, (size_t) p.w * sizeof(int), d_g, (size_t) sw * sizeof(int),
-						  (size_t) sw * sizeof(int), p.h, "copying column rows from the GPU",
-						  err, err_len) != 0)
-				goto fail;
-			RG_TRY(RgTimeEnd(c, &st.transfer_ms), "copying column rows from the GPU");
-		}
+		RgFree(c, cb.g);
+		cb.g = NULL;
 	}
-	RgFree(c, d_fg);
-	RgFree(c, d_mask);
-	RgFree(c, d_up);
-	RgFree(c, d_dn);
-	d_fg = NULL;
-	d_mask = NULL;
-	d_up = d_dn = NULL;
-	if (!p.single)
-	{
-		RgFree(c, d_g);
-		d_g = NULL;
-		RG_TRY(RgAlloc(c, (void **) &d_g, (size_t) p.w * p.hs * sizeof(int)), "allocating GPU memory for the column rows");
-	}
-
-	/* row pass, over row strips */
-	RG_TRY(RgAlloc(c, (void **) &d_dist, (size_t) p.w * p.hs * sizeof(float)), "allocating GPU memory for distances");
-	if (nearest)
-		RG_TRY(RgAlloc(c, (void **) &d_near, (size_t) p.w * p.hs * 8), "allocating GPU memory for nearest pixels");
-	if (p.scratch)
-		RG_TRY(RgAlloc(c, (void **) &d_scratch, p.scratch), "allocating GPU scratch for wide rows");
-	memset(&ra, 0, sizeof(ra));
-	ra.w = p.w;
-	ra.sy = sy;
-	ra.sx = sx;
-	ra.scratch = d_scratch;
-	chunk = (int) (ED_LAUNCH_PIX / p.w > 0 ? ED_LAUNCH_PIX / p.w : 1);
-	for (int y0 = 0; y0 < p.h; y0 += p.hs)
-	{
-		int			sh = p.h - y0 < p.hs ? p.h - y0 : p.hs;
-
-		if (RgStop(poll, poll_arg))
-		{
-			rc = 1;
-			goto done;
-		}
-		if (!p.single)
-		{
-			RG_TRY(RgTimeStart(c), "timing");
-			if (RgCopyIn(c, d_g, (size_t) p.w * sizeof(int), host_g + (size_t) y0 * p.w,
-						 (size_t) p.w * sizeof(int), (size_t) p.w * sizeof(int), sh,
-						 "copying column rows to the GPU", err, err_len) != 0)
-				goto fail;
-			RG_TRY(RgTimeEnd(c, &st.transfer_ms), "copying column rows to the GPU");
-		}
-		/* launches of at most ED_LAUNCH_PIX pixels, polled between */
-		for (int r0 = 0; r0 < sh; r0 += chunk)
-		{
-			int			rows = sh - r0 < chunk ? sh - r0 : chunk;
-			int			grid = p.row_grid < rows ? p.row_grid : rows;
-
-			if (r0 > 0 && RgStop(poll, poll_arg))
-			{
-				rc = 1;
-				goto done;
-			}
-			ra.g = d_g + (size_t) r0 * p.w;
-			ra.dist = d_dist + (size_t) r0 * p.w;
-			ra.nearest = d_near ? d_near + (size_t) r0 * p.w : NULL;
-			ra.rows = rows;
-			ra.y0 = y0 + r0;
-			RG_TRY(RgTimeStart(c), "timing");
-			EdtLaunchRows(ra, p.shared_rows, p.row_smem, c->stream, grid);
-			RG_TRY(cudaGetLastError(), "launching the row pass");
-			RG_TRY(RgTimeEnd(c, &st.kernel_ms), "running the row pass");
-			st.rounds++;
-		}
-		RG_TRY(RgTimeStart(c), "timing");
-		if (RgCopyOut(c, dist + (size_t) y0 * p.w, (size_t) p.w * sizeof(float), d_dist,
-					  (size_t) p.w * sizeof(float), (size_t) p.w * sizeof(float), sh,
-					  "copying distances from the GPU", err, err_len) != 0 ||
-			(nearest && RgCopyOut(c, nearest + (size_t) y0 * p.w, (size_t) p.w * 8, d_near,
-								  (size_t) p.w * 8, (size_t) p.w * 8, sh,
-								  "copying nearest pixels from the GPU", err, err_len) != 0))
-			goto fail;
-		RG_TRY(RgTimeEnd(c, &st.transfer_ms), "copying results from the GPU");
-	}
-	rc = 0;
-	goto done;
-fail:
 	rc = -1;
+	if (RowAlloc(c, &p, &rb, !p.single, nearest != NULL, err, err_len) != 0)
+		goto done;
+	rc = RowStrips(c, &p, &rb, p.single ? cb.g : rb.g, host, 0, p.h, sy, sx, dist, nearest,
+				   poll, poll_arg, &st, err, err_len);
 done:
-	RgFree(c, d_fg);
-	RgFree(c, d_mask);
-	RgFree(c, d_up);
-	RgFree(c, d_dn);
-	RgFree(c, d_g);
-	RgFree(c, d_dist);
-	RgFree(c, d_near);
-	RgFree(c, d_scratch);
-	if (cudaStreamSynchronize(c->stream) != cudaSuccess && rc == 0)
+	rc = EdtEnd(c, &cb, &rb, rc, err, err_len);
+	if (stats)
+		*stats = st;
+	return rc;
+}
+
+/*
+ * Whether g, now, runs a width x height transform (with nearest pixels)
+ * in one piece (1) or in strips (0, with their columns and rows); -1 with
+ * a reason (see pb_raster_gpu.h).
+ */
+extern "C" int
+PbGpuDistancePlan(PbGpu *g, int32_t width, int32_t height, bool nearest,
+				  int32_t *strip_columns, int32_t *strip_rows, char *err, size_t err_len)
+{
+	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
+	EdtPlan		p;
+	int			rc;
+
+	memset(&p, 0, sizeof(p));
+	if (!EdtArgsOk(width, height, 1.0, 1.0, err, err_len) || width == 0 || height == 0)
 	{
-		snprintf(err, err_len, "CUDA failed while freeing: %s", cudaGetErrorString(cudaGetLastError()));
-		rc = -1;
+		if (width == 0 || height == 0)
+			snprintf(err, err_len, "invalid distance transform arguments (an empty image)");
+		return -1;
 	}
-	cudaGetLastError();
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
+		return -1;
+	p.w = width;
+	p.h = height;
+	rc = PlanEdt(&p, c, memory_budget, nearest, err, err_len);
 	RgEnd(c);
-	free(host_g);
+	if (rc != 0)
+		return -1;
+	*strip_columns = p.ws;
+	*strip_rows = p.hs;
+	return p.single ? 1 : 0;
+}
+
+/* The column pass over columns [x0, x1) into colrows (see pb_raster_gpu.h). */
+extern "C" int
+PbGpuDistanceColumns(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
+					 int32_t x0, int32_t x1, void *colrows, PbPollFn poll, void *poll_arg,
+					 PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	PbRasterGpuStats st;
+	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
+	EdtPlan		p;
+	ColBufs		cb;
+	RowBufs		rb;
+	int			rc = -1;
+
+	memset(&st, 0, sizeof(st));
+	memset(&p, 0, sizeof(p));
+	memset(&cb, 0, sizeof(cb));
+	memset(&rb, 0, sizeof(rb));
+	if (stats)
+		*stats = st;
+	if (!EdtArgsOk(width, height, 1.0, 1.0, err, err_len))
+		return -1;
+	if (fg == NULL || colrows == NULL || x0 < 0 || x1 > width || x0 >= x1 || height < 1)
+	{
+		snprintf(err, err_len, "invalid column range of the distance transform");
+		return -1;
+	}
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
+		return -1;
+	p.w = width;
+	p.h = height;
+	if (PlanEdt(&p, c, memory_budget, false, err, err_len) == 0)
+	{
+		if (p.ws > x1 - x0)
+			p.ws = x1 - x0;
+		if (ColAlloc(c, &p, &cb, err, err_len) == 0)
+			rc = ColumnStrips(c, &p, &cb, fg, x0, x1, (int *) colrows, poll, poll_arg, &st,
+							  err, err_len);
+	}
+	rc = EdtEnd(c, &cb, &rb, rc, err, err_len);
+	if (stats)
+		*stats = st;
+	return rc;
+}
+
+/* The row pass over rows [y0, y1), in place in dist (see pb_raster_gpu.h). */
+extern "C" int
+PbGpuDistanceRows(PbGpu *g, int32_t width, int32_t height, double sy, double sx,
+				  int32_t y0, int32_t y1, float *dist, int64_t *nearest,
+				  PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats,
+				  char *err, size_t err_len)
+{
+	PbRasterGpuStats st;
+	RgCtx	   *c = NULL;
+	size_t		memory_budget = 0;
+	EdtPlan		p;
+	ColBufs		cb;
+	RowBufs		rb;
+	int			rc = -1;
+
+	memset(&st, 0, sizeof(st));
+	memset(&p, 0, sizeof(p));
+	memset(&cb, 0, sizeof(cb));
+	memset(&rb, 0, sizeof(rb));
+	if (stats)
+		*stats = st;
+	if (!EdtArgsOk(width, height, sy, sx, err, err_len))
+		return -1;
+	if (dist == NULL || y0 < 0 || y1 > height || y0 >= y1 || width < 1)
+	{
+		snprintf(err, err_len, "invalid row range of the distance transform");
+		return -1;
+	}
+	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
+		return -1;
+	p.w = width;
+	p.h = height;
+	if (PlanEdt(&p, c, memory_budget, nearest != NULL, err, err_len) == 0)
+	{
+		if (p.hs > y1 - y0)
+			p.hs = y1 - y0;
+		if (RowAlloc(c, &p, &rb, true, nearest != NULL, err, err_len) == 0)
+			rc = RowStrips(c, &p, &rb, rb.g, (const int *) dist, y0, y1, sy, sx, dist, nearest,
+						   poll, poll_arg, &st, err, err_len);
+	}
+	rc = EdtEnd(c, &cb, &rb, rc, err, err_len);
 	if (stats)
 		*stats = st;
 	return rc;

@@ -96,6 +96,32 @@ int			PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 						  PbRasterGpuStats *stats, char *err, size_t err_len);
 
 /*
+ * Whether PbGpuDistance, called now on g for a width x height image (with
+ * nearest pixels or not), runs in one piece (1) or in strips (0); either
+ * way the columns and rows of its strips (the image's sides when in one
+ * piece).  -1 with a reason in err.
+ */
+int			PbGpuDistancePlan(PbGpu *g, int32_t width, int32_t height, bool nearest,
+							  int32_t *strip_columns, int32_t *strip_rows,
+							  char *err, size_t err_len);
+
+/*
+ * The hybrid transform's device passes (src/core/raster/edt_hybrid.h): the
+ * column pass over columns [x0, x1) of fg into colrows (int32 column rows,
+ * width per row, at each pixel's place), and the row pass over rows
+ * [y0, y1) whose column rows dist holds in its bytes, in place, in strips
+ * of g's budget.  0, 1 when polled to stop, -1 with a reason.
+ */
+int			PbGpuDistanceColumns(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
+								 int32_t x0, int32_t x1, void *colrows,
+								 PbPollFn poll, void *poll_arg,
+								 PbRasterGpuStats *stats, char *err, size_t err_len);
+int			PbGpuDistanceRows(PbGpu *g, int32_t width, int32_t height, double sy, double sx,
+							  int32_t y0, int32_t y1, float *dist, int64_t *nearest,
+							  PbPollFn poll, void *poll_arg,
+							  PbRasterGpuStats *stats, char *err, size_t err_len);
+
+/*
  * The watershed of src/core/raster/watershed.h on the GPU: the
  * artifact-free block-asynchronous cellular automaton.  labels equal
  * PbWatershedCpu's, bit for bit, at every memory budget (images above it

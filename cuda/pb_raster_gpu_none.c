@@ -72,6 +72,38 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 	return NoCuda(stats, err, err_len);
 }
 
+/* No GPU distance transform plan without CUDA. */
+int
+PbGpuDistancePlan(PbGpu *g, int32_t width, int32_t height, bool nearest,
+				  int32_t *strip_columns, int32_t *strip_rows, char *err, size_t err_len)
+{
+	(void) g, (void) width, (void) height, (void) nearest, (void) strip_columns, (void) strip_rows;
+	return NoCuda(NULL, err, err_len);
+}
+
+/* No GPU column pass without CUDA. */
+int
+PbGpuDistanceColumns(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
+					 int32_t x0, int32_t x1, void *colrows, PbPollFn poll, void *poll_arg,
+					 PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	(void) g, (void) fg, (void) width, (void) height, (void) x0, (void) x1, (void) colrows;
+	(void) poll, (void) poll_arg;
+	return NoCuda(stats, err, err_len);
+}
+
+/* No GPU row pass without CUDA. */
+int
+PbGpuDistanceRows(PbGpu *g, int32_t width, int32_t height, double sy, double sx,
+				  int32_t y0, int32_t y1, float *dist, int64_t *nearest,
+				  PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats,
+				  char *err, size_t err_len)
+{
+	(void) g, (void) width, (void) height, (void) sy, (void) sx, (void) y0, (void) y1;
+	(void) dist, (void) nearest, (void) poll, (void) poll_arg;
+	return NoCuda(stats, err, err_len);
+}
+
 /* No GPU watershed without CUDA. */
 int
 PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,

@@ -89,12 +89,13 @@ PbRasterReportStage(const char *stage, const char *device)
 
 /*
  * The GPU's own account of the compute stage: kernels (with the tiles the
- * image was cut into, 1 when it ran whole) and copies.
+ * image was cut into, 1 when it ran whole; none counted for a hybrid run,
+ * whose busy rows count its regions) and copies.
  */
 void
 PbRasterReportGpu(const PbRasterGpuStats *stats)
 {
-	AddRow("gpu kernels", "gpu", stats->kernel_ms / 1000.0, stats->tiles);
+	AddRow("gpu kernels", "gpu", stats->kernel_ms / 1000.0, stats->tiles > 0 ? stats->tiles : -1);
 	AddRow("gpu copies", "gpu", stats->transfer_ms / 1000.0, -1);
 }
 

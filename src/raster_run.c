@@ -13,6 +13,7 @@
 #include "miscadmin.h"
 
 #include "../cuda/pb_raster_gpu.h"
+#include "core/raster/edt_hybrid.h"
 #include "core/raster/recon_hybrid.h"
 #include "raster_glue.h"
 
@@ -49,6 +50,21 @@ ReportGpu(const PbRasterGpuStats *stats)
 	PbRasterReportGpu(stats);
 }
 
+/*
+ * A hybrid run's account: the compute stage on device hybrid, the GPUs'
+ * kernels and copies, and each device's busy seconds and regions (ranges).
+ */
+static void
+ReportHybrid(const PbRasterGpuStats *gpu, int ndev, const double *busy, const int64 *regions,
+			 double cpu_busy, int64 cpu_regions)
+{
+	PbRasterReportStage("compute", "hybrid");
+	PbRasterReportGpu(gpu);
+	for (int d = 0; d < ndev; d++)
+		PbRasterReportTiles("busy", ndev == 1 ? "gpu" : psprintf("gpu %d", d), busy[d], regions[d]);
+	PbRasterReportTiles("busy", "cpu", cpu_busy, cpu_regions);
+}
+
 /* A reconstruction's arguments, for its GPU work. */
 typedef struct ReconArgs
 {
@@ -78,6 +94,17 @@ typedef struct HybridGpu
 	PbRasterGpuStats stats;
 } HybridGpu;
 
+/* Add a GPU call's kernels and copies to a hybrid GPU's account; 1 becomes "canceled". */
+static int
+HybridGpuDone(HybridGpu *h, const PbRasterGpuStats *st, int rc, char *err, size_t err_len)
+{
+	h->stats.kernel_ms += st->kernel_ms;
+	h->stats.transfer_ms += st->transfer_ms;
+	if (rc == 1)
+		snprintf(err, err_len, "canceled");
+	return rc;
+}
+
 /* PbReconRegionFn: one region of a hybrid reconstruction on the GPU. */
 static int
 GpuRegion(void *ctx, PbImage *marker, const PbImage *mask, const PbRasterWindow *win,
@@ -88,11 +115,7 @@ GpuRegion(void *ctx, PbImage *marker, const PbImage *mask, const PbRasterWindow 
 	int			rc = PbGpuReconstructWindow(h->g, marker, mask, win, connectivity, op,
 											PbInterruptArrived, NULL, &st, err, err_len);
 
-	h->stats.kernel_ms += st.kernel_ms;
-	h->stats.transfer_ms += st.transfer_ms;
-	if (rc == 1)
-		snprintf(err, err_len, "canceled");
-	return rc;
+	return HybridGpuDone(h, &st, rc, err, err_len);
 }
 
 /*
@@ -132,6 +155,8 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 	PbReconHybridStats hs;
 	PbRun		run = PbCpuRun();
 	PbStatus	st;
+	double		busy[PB_MAX_GPUS] = {0};
+	int64		regions[PB_MAX_GPUS] = {0};
 	int			ndev,
 				block;
 	int			holds = PbGpuReconstructHolds(g, a->marker->width, a->marker->height,
@@ -160,12 +185,12 @@ ReconHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 	}
 	if (st == PB_ERR_STOPPED)
 		return 1;
-	PbRasterReportStage("compute", "hybrid");
-	PbRasterReportGpu(&a->stats);
 	for (int d = 0; d < ndev; d++)
-		PbRasterReportTiles("busy", ndev == 1 ? "gpu" : psprintf("gpu %d", d), devs[d].busy_s,
-							devs[d].regions);
-	PbRasterReportTiles("busy", "cpu", hs.cpu_busy_s, hs.cpu_regions);
+	{
+		busy[d] = devs[d].busy_s;
+		regions[d] = devs[d].regions;
+	}
+	ReportHybrid(&a->stats, ndev, busy, regions, hs.cpu_busy_s, hs.cpu_regions);
 	PbRasterReportTiles("cells", NULL, 0, hs.cells);
 	if (st != PB_OK)
 	{
@@ -217,6 +242,8 @@ typedef struct DistanceArgs
 	float	   *dist;
 	int64	   *nearest;
 	PbRasterGpuStats stats;
+	bool		hybrid;			/* ran on the CPU threads and the GPUs together */
+	const char *caller;
 } DistanceArgs;
 
 /* PbGpuWork: the distance transform on the GPU. */
@@ -230,18 +257,111 @@ DistanceOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 						 err, err_len);
 }
 
-/* The exact distance transform, on the GPU when wanted and working. */
+/* PbEdtColumnsFn: a range of a hybrid distance transform's columns on the GPU. */
+static int
+GpuColumns(void *ctx, const uint8_t *fg, int32_t width, int32_t height, int32_t x0, int32_t x1,
+		   void *colrows, char *err, size_t err_len)
+{
+	HybridGpu  *h = (HybridGpu *) ctx;
+	PbRasterGpuStats st;
+	int			rc = PbGpuDistanceColumns(h->g, fg, width, height, x0, x1, colrows,
+										  PbInterruptArrived, NULL, &st, err, err_len);
+
+	return HybridGpuDone(h, &st, rc, err, err_len);
+}
+
+/* PbEdtRowsFn: a range of a hybrid distance transform's rows on the GPU. */
+static int
+GpuRows(void *ctx, int32_t width, int32_t height, double sy, double sx, int32_t y0, int32_t y1,
+		float *dist, int64_t *nearest, char *err, size_t err_len)
+{
+	HybridGpu  *h = (HybridGpu *) ctx;
+	PbRasterGpuStats st;
+	int			rc = PbGpuDistanceRows(h->g, width, height, sy, sx, y0, y1, dist, nearest,
+									   PbInterruptArrived, NULL, &st, err, err_len);
+
+	return HybridGpuDone(h, &st, rc, err, err_len);
+}
+
+/*
+ * PbGpuWork: the distance transform on the first GPU alone when it runs
+ * the image in one piece, else on the CPU threads and every GPU of
+ * pixelbox.gpus together, each GPU taking its strips (at most a quarter
+ * of the image's side) from one end of each pass.  A GPU that fails gives
+ * its WARNING and its range is redone on the CPU: the work is done either
+ * way.
+ */
+static int
+DistanceHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
+{
+	DistanceArgs *a = (DistanceArgs *) arg;
+	PbGpu	   *gpus[PB_MAX_GPUS];
+	HybridGpu	h[PB_MAX_GPUS];
+	PbEdtDevice devs[PB_MAX_GPUS];
+	PbEdtHybridStats hs;
+	PbRun		run = PbCpuRun();
+	PbStatus	st;
+	double		busy[PB_MAX_GPUS] = {0};
+	int64		ranges[PB_MAX_GPUS] = {0};
+	int32		cols,
+				rows;
+	int			ndev;
+	int			whole = PbGpuDistancePlan(g, a->width, a->height, a->nearest != NULL,
+										  &cols, &rows, err, err_len);
+
+	if (whole != 0)
+		return whole < 0 ? -1 : DistanceOnGpu(g, arg, err, err_len);
+	a->hybrid = true;
+	ndev = PbGpuRasterDevices(g, gpus, a->caller);
+	for (int d = 0; d < ndev; d++)
+	{
+		h[d] = (HybridGpu) {gpus[d]};
+		devs[d] = (PbEdtDevice) {.columns = GpuColumns, .rows = GpuRows, .ctx = &h[d],
+			.take_columns = Min(cols, (a->width + 3) / 4),
+		.take_rows = Min(rows, (a->height + 3) / 4)};
+	}
+	st = PbDistanceHybrid(a->fg, a->width, a->height, a->sy, a->sx, a->dist,
+						  (int64_t *) a->nearest, &run, devs, ndev, &hs);
+	memset(&a->stats, 0, sizeof(a->stats));
+	for (int d = 0; d < ndev; d++)
+	{
+		a->stats.kernel_ms += h[d].stats.kernel_ms;
+		a->stats.transfer_ms += h[d].stats.transfer_ms;
+		busy[d] = devs[d].busy_s;
+		ranges[d] = devs[d].ranges;
+	}
+	if (st == PB_ERR_STOPPED)
+		return 1;
+	ReportHybrid(&a->stats, ndev, busy, ranges, hs.cpu_busy_s, hs.cpu_ranges);
+	if (st != PB_OK)
+	{
+		snprintf(err, err_len, "the hybrid distance transform failed (status %d)", (int) st);
+		return -1;
+	}
+	for (int d = 0; d < ndev; d++)
+		if (devs[d].failed)		/* its range was redone on the CPU */
+			PbGpuFailed(gpus[d], a->caller, devs[d].err);
+	return 0;
+}
+
+/*
+ * The exact distance transform, on the GPU when wanted and working; with
+ * pixelbox.device = hybrid, an image the GPU takes in one piece runs there
+ * alone, a larger one on the CPU threads and the GPUs together.
+ */
 void
 PbRunDistance(const uint8 *fg, int32 width, int32 height, double sy, double sx,
 			  float *dist, int64 *nearest, const char *caller)
 {
 	PbRun		run = PbCpuRun();
-	DistanceArgs a = {fg, width, height, sy, sx, dist, nearest};
-	int			st = PbGpuTry(caller, DistanceOnGpu, &a);
+	DistanceArgs a = {fg, width, height, sy, sx, dist, nearest, .caller = caller};
+	int			st = PbGpuTry(caller, pb_device == PB_DEVICE_HYBRID ? DistanceHybrid : DistanceOnGpu,
+							  &a);
 
 	if (st == 0)
 	{
-		ReportGpu(&a.stats);
+		if (!a.hybrid)
+			ReportGpu(&a.stats);
 		return;
 	}
 	if (st == 1)

@@ -20,6 +20,7 @@
 
 #include "../cuda/pb_raster_gpu.h"
 #include "../cuda/pb_raster_gpu_test.h"
+#include "../src/core/raster/edt_hybrid.h"
 #include "../src/core/raster/recon_hybrid.h"
 #include "../src/core/raster/recon_window.h"
 #include "harness.h"
@@ -1170,6 +1171,108 @@ test_rgpu_edt_strips_wide(void)
 	for (int sp = 0; sp < 4; sp++)
 		CheckEdt(fg, 40000, 5, rg_spacings[sp][0], rg_spacings[sp][1], 1, GPU_BUDGET, "wide rows", NULL);
 	free(fg);
+}
+
+/* PbEdtColumnsFn: a column range on the GPU context ctx. */
+static int
+GpuColumnsOn(void *ctx, const uint8_t *fg, int32_t w, int32_t h, int32_t x0, int32_t x1,
+			 void *colrows, char *err, size_t err_len)
+{
+	PbRasterGpuStats st;
+
+	return PbGpuDistanceColumns((PbGpu *) ctx, fg, w, h, x0, x1, colrows, NULL, NULL, &st,
+								err, err_len);
+}
+
+/* PbEdtRowsFn: a row range on the GPU context ctx. */
+static int
+GpuRowsOn(void *ctx, int32_t w, int32_t h, double sy, double sx, int32_t y0, int32_t y1,
+		  float *dist, int64_t *nearest, char *err, size_t err_len)
+{
+	PbRasterGpuStats st;
+
+	return PbGpuDistanceRows((PbGpu *) ctx, w, h, sy, sx, y0, y1, dist, nearest, NULL, NULL,
+							 &st, err, err_len);
+}
+
+/*
+ * The hybrid distance transform with two GPU contexts (the second on
+ * device 1 where there is one) beside three CPU threads, each GPU in
+ * strips of a small budget: distances and nearest pixels equal to the
+ * CPU's, bit for bit, every spacing, and both GPUs took ranges.  Also the
+ * plan (one piece at a large budget, strips at a small one) and the
+ * passes' range checks.
+ */
+void
+test_rgpu_edt_hybrid(void)
+{
+	char		err[256];
+	int			count = PbGpuProbe(err, sizeof(err));
+	PbGpu	   *g0 = TestGpu((size_t) 2 << 20),
+			   *g1;
+	Rng			r = {2718};
+	int			w = 1203,
+				h = 807;
+	int32_t		cols = 0,
+				rows = 0;
+	uint8_t    *fg = RgMalloc((size_t) w * h);
+	float	   *want = RgMalloc((size_t) w * h * sizeof(float)),
+			   *got = RgMalloc((size_t) w * h * sizeof(float));
+	int64_t    *want_near = RgMalloc((size_t) w * h * sizeof(int64_t)),
+			   *got_near = RgMalloc((size_t) w * h * sizeof(int64_t));
+
+	if (g0 == NULL)
+		return;
+	g1 = PbGpuOpen((size_t) 3 << 20, count > 1 ? 1 : 0, err, sizeof(err));
+	if (g1 == NULL)
+		pb_check_fail(__FILE__, __LINE__, "a second context: %s", err);
+	for (size_t i = 0; i < (size_t) w * h; i++)
+		fg[i] = RngDouble(&r) >= 0.001;
+	CHECK_INT(PbGpuDistancePlan(g0, w, h, true, &cols, &rows, err, sizeof(err)), 0);
+	CHECK(cols >= 1 && cols < w && rows >= 1 && rows < h);
+	pb_test_note("strips at 2 MiB: %d columns, %d rows", cols, rows);
+	for (int sp = 0; sp < 4; sp++)
+	{
+		PbRun		run = {4, 0, NULL, NULL};
+		PbEdtHybridStats hs;
+		PbEdtDevice devs[2] = {
+			{.columns = GpuColumnsOn, .rows = GpuRowsOn, .ctx = g0, .take_columns = cols,
+			.take_rows = rows},
+			{.columns = GpuColumnsOn, .rows = GpuRowsOn, .ctx = g1, .take_columns = 150,
+			.take_rows = 100}
+		};
+		double		sy = rg_spacings[sp][0],
+					sx = rg_spacings[sp][1];
+		bool		with_near = sp % 2 == 0;
+
+		CHECK_INT(PbDistanceCpu(fg, w, h, sy, sx, want, with_near ? want_near : NULL, &run), PB_OK);
+		CHECK_INT(PbDistanceHybrid(fg, w, h, sy, sx, got, with_near ? got_near : NULL, &run, devs, 2,
+								   &hs), PB_OK);
+		if (devs[0].failed || devs[1].failed)
+			pb_check_fail(__FILE__, __LINE__, "a GPU failed: %s / %s", devs[0].err, devs[1].err);
+		CHECK(devs[0].ranges > 0 && devs[1].ranges > 0);
+		CHECK(memcmp(want, got, (size_t) w * h * sizeof(float)) == 0);
+		if (with_near)
+			CHECK(memcmp(want_near, got_near, (size_t) w * h * sizeof(int64_t)) == 0);
+		pb_test_note("spacing %d: gpu ranges %lld + %lld, cpu %lld", sp, (long long) devs[0].ranges,
+					 (long long) devs[1].ranges, (long long) hs.cpu_ranges);
+	}
+	CHECK_INT(PbGpuDistancePlan(TestGpu(GPU_BUDGET), w, h, true, &cols, &rows, err, sizeof(err)), 1);
+	CHECK(cols == w && rows == h);
+	if (PbGpuDistanceColumns(g1, fg, w, h, 5, 5, got, NULL, NULL, NULL, err, sizeof(err)) != -1)
+		pb_check_fail(__FILE__, __LINE__, "an empty column range accepted");
+	else
+		CHECK_STR_HAS(err, "invalid column range");
+	if (PbGpuDistanceRows(g1, w, h, 1, 1, 0, h + 1, got, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
+		pb_check_fail(__FILE__, __LINE__, "rows past the image accepted");
+	else
+		CHECK_STR_HAS(err, "invalid row range");
+	PbGpuClose(g1);
+	free(fg);
+	free(want);
+	free(got);
+	free(want_near);
+	free(got_near);
 }
 
 /* Polling and bad arguments of the distance transform. */

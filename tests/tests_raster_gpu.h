@@ -23,6 +23,7 @@
 	X(test_rgpu_edt_special) \
 	X(test_rgpu_edt_random) \
 	X(test_rgpu_edt_strips_wide) \
+	X(test_rgpu_edt_hybrid) \
 	X(test_rgpu_timings)
 #else
 #define PB_RASTER_GPU_TESTS(X)

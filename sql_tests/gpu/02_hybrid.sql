@@ -1,7 +1,8 @@
 -- pixelbox.device = hybrid (GPU schedule): reconstruction on the CPU threads
 -- and the GPU together gives the CPU's answer, byte for byte, on a maze whose
 -- flood crosses the 512-pixel cells again and again, single values and
--- coverages; pb_raster_report shows what each device ran.  A small
+-- coverages, and so does the distance transform; pb_raster_report shows
+-- what each device ran.  A small
 -- gpu_memory makes the images too large for the GPU alone (hybrid runs them
 -- there whole when they fit, as the last query shows).  pixelbox.gpus = 1
 -- (the first GPU) until every GPU of the machine runs the maze together.
@@ -33,7 +34,8 @@ SET pixelbox.cpu_threads = 4;
 SET pixelbox.device = cpu;
 CREATE TABLE want AS
 SELECT md5(pb_reconstruct(marker, mask)) AS recon, md5(pb_reconstruct(marker, mask, 4)) AS recon4,
-	   md5(pb_fill_holes(mask, 8)) AS filled FROM maze;
+	   md5(pb_fill_holes(mask, 8)) AS filled, md5(pb_distance_transform(mask)) AS dist,
+	   md5(pb_distance_transform(mask, 1, ARRAY[2.5, 0.5], true)) AS dist_index FROM maze;
 SET pixelbox.device = hybrid;
 SET pixelbox.gpu_memory = '16MB';
 SET pixelbox.gpus = 1;
@@ -46,6 +48,14 @@ SELECT stage, device, tiles > 0 AS ran FROM pb_raster_report()
 WHERE stage IN ('compute', 'busy', 'cells') ORDER BY stage, device;
 SELECT (SELECT sum(tiles) FROM pb_raster_report() WHERE stage = 'busy')
 	   >= (SELECT tiles FROM pb_raster_report() WHERE stage = 'cells') AS every_cell_ran;
+-- distance transforms: the GPU's strips and the CPU threads' ranges of
+-- columns, then of rows, give the CPU's distances (and nearest pixels)
+SELECT md5(pb_distance_transform(mask)) = (SELECT dist FROM want) AS same_dist,
+	   md5(pb_distance_transform(mask, 1, ARRAY[2.5, 0.5], true)) = (SELECT dist_index FROM want)
+	   AS same_dist_index
+FROM maze;
+SELECT stage, device, tiles > 0 AS ran FROM pb_raster_report()
+WHERE stage IN ('compute', 'busy') ORDER BY stage, device;
 -- the flood reached the bottom corridor
 SELECT get_byte(pb_reconstruct(marker, mask), 63 + 1299 * 2500 + 1000) AS bottom FROM maze;
 
@@ -62,6 +72,13 @@ SET pixelbox.device = hybrid;
 CREATE TABLE cov_hybrid AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);
 SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
 FROM cov_cpu c JOIN cov_hybrid h USING (tile_x, tile_y);
+SET pixelbox.device = cpu;
+CREATE TABLE dist_cpu AS SELECT * FROM pb_coverage_distance_transform_wkb('SELECT rast FROM tiles');
+SET pixelbox.device = hybrid;
+CREATE TABLE dist_hybrid AS SELECT * FROM pb_coverage_distance_transform_wkb('SELECT rast FROM tiles');
+SELECT string_agg(DISTINCT device, ', ') AS devices FROM pb_raster_report() WHERE stage = 'compute';
+SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
+FROM dist_cpu c JOIN dist_hybrid h USING (tile_x, tile_y);
 -- every GPU of the machine, one or several (each with a context and a
 -- thread of its own): the same answer, and a GPU ran blocks
 SET pixelbox.gpus = 0;
@@ -87,5 +104,5 @@ SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8 FR
 SELECT string_agg(DISTINCT device, ', ') AS devices FROM pb_raster_report() WHERE stage = 'compute';
 RESET pixelbox.device;
 RESET pixelbox.cpu_threads;
-DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid, cov_gpus, cov_mapped;
+DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid, cov_gpus, cov_mapped, dist_cpu, dist_hybrid;
 DROP FUNCTION h_rast(int, int, bytea, float8, float8), h_le(bigint, int), h_f8(float8);

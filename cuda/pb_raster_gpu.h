@@ -96,6 +96,13 @@ int			PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 						  PbRasterGpuStats *stats, char *err, size_t err_len);
 
 /*
+ * Threads each large host-device copy of a raster call runs on (memcpy
+ * through pinned buffers): a hybrid run leaves the CPU side that many
+ * fewer threads per GPU, as both sides are bound by the host's memory.
+ */
+#define PB_RASTER_COPY_THREADS 8
+
+/*
  * Whether PbGpuDistance, called now on g for a width x height image (with
  * nearest pixels or not), runs in one piece (1) or in strips (0); either
  * way the columns and rows of its strips (the image's sides when in one

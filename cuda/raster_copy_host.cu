@@ -21,7 +21,7 @@
 
 #include "raster_gpu_common.cuh"
 
-#define RG_COPY_THREADS 8
+#define RG_COPY_THREADS PB_RASTER_COPY_THREADS
 #define RG_PIN_BYTES ((size_t) 2 << 20)	/* each of a thread's two buffers */
 #define RG_COPY_MIN ((size_t) 16 << 20)	/* smaller copies go the plain way */
 

@@ -287,7 +287,10 @@ GpuRows(void *ctx, int32_t width, int32_t height, double sy, double sx, int32_t 
  * PbGpuWork: the distance transform on the first GPU alone when it runs
  * the image in one piece, else on the CPU threads and every GPU of
  * pixelbox.gpus together, each GPU taking its strips (at most a quarter
- * of the image's side) from one end of each pass.  A GPU that fails gives
+ * of the image's side) from one end of each pass.  The CPU side runs
+ * PB_RASTER_COPY_THREADS fewer threads per GPU: both sides are bound by the
+ * host's memory, and with every core busy the GPUs' copies slowed so much
+ * that the hybrid lost to the GPU alone.  A GPU that fails gives
  * its WARNING and its range is redone on the CPU: the work is done either
  * way.
  */
@@ -313,6 +316,8 @@ DistanceHybrid(PbGpu *g, void *arg, char *err, size_t err_len)
 		return whole < 0 ? -1 : DistanceOnGpu(g, arg, err, err_len);
 	a->hybrid = true;
 	ndev = PbGpuRasterDevices(g, gpus, a->caller);
+	/* the passes are bound by the host's memory: leave the GPUs' copies their cores */
+	run.threads = Max(1, run.threads - ndev * PB_RASTER_COPY_THREADS);
 	for (int d = 0; d < ndev; d++)
 	{
 		h[d] = (HybridGpu) {gpus[d]};

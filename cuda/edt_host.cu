@@ -298,16 +298,53 @@ fail:
 	return -1;
 }
 
-/* Free a call's buffers (NULL ones are skipped) and end it; rc, or -1 when freeing failed. */
-static int
-EdtEnd(RgCtx *c, ColBufs *cb, RowBufs *rb, int rc, char *err, size_t err_len)
+/* One call of the GPU transform: its context, plan, buffers and account. */
+struct EdtCall
 {
-	ColFreeButRows(c, cb);
-	RgFree(c, cb->g);
-	RgFree(c, rb->g);
-	RgFree(c, rb->dist);
-	RgFree(c, rb->near);
-	RgFree(c, rb->scratch);
+	RgCtx	   *c;				/* NULL until begun */
+	EdtPlan		p;
+	ColBufs		cb;
+	RowBufs		rb;
+	PbRasterGpuStats st;
+};
+
+/*
+ * Begin a call on g for a width x height image (with nearest pixels or
+ * not): a context and the plan of the whole image within what is left of
+ * g's budget.  0, or -1 with a reason (the call may be begun: end it).
+ */
+static int
+EdtBegin(EdtCall *k, PbGpu *g, int32_t width, int32_t height, bool nearest, char *err,
+		 size_t err_len)
+{
+	size_t		memory_budget = 0;
+
+	if (RgBegin(g, &k->c, &memory_budget, err, err_len) != 0)
+		return -1;
+	k->p.w = width;
+	k->p.h = height;
+	return PlanEdt(&k->p, k->c, memory_budget, nearest, err, err_len);
+}
+
+/*
+ * End a call (when begun): its buffers freed (NULL ones are skipped), its
+ * account to stats.  rc, or -1 when freeing failed.
+ */
+static int
+EdtEnd(EdtCall *k, int rc, PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	RgCtx	   *c = k->c;
+
+	if (stats)
+		*stats = k->st;
+	if (c == NULL)
+		return rc;
+	ColFreeButRows(c, &k->cb);
+	RgFree(c, k->cb.g);
+	RgFree(c, k->rb.g);
+	RgFree(c, k->rb.dist);
+	RgFree(c, k->rb.near);
+	RgFree(c, k->rb.scratch);
 	if (cudaStreamSynchronize(c->stream) != cudaSuccess && rc == 0)
 	{
 		snprintf(err, err_len, "CUDA failed while freeing: %s", cudaGetErrorString(cudaGetLastError()));
@@ -330,21 +367,14 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 			  PbPollFn poll, void *poll_arg,
 			  PbRasterGpuStats *stats, char *err, size_t err_len)
 {
-	PbRasterGpuStats st;
-	RgCtx	   *c = NULL;
-	size_t		memory_budget = 0;
-	EdtPlan		p;
-	ColBufs		cb;
-	RowBufs		rb;
+	EdtCall		k;
+	EdtPlan    *p = &k.p;
 	int		   *host;
 	int			rc = -1;
 
-	memset(&st, 0, sizeof(st));
-	memset(&p, 0, sizeof(p));
-	memset(&cb, 0, sizeof(cb));
-	memset(&rb, 0, sizeof(rb));
+	memset(&k, 0, sizeof(k));
 	if (stats)
-		*stats = st;
+		*stats = k.st;
 	if (!EdtArgsOk(width, height, sy, sx, err, err_len))
 		return -1;
 	if (width == 0 || height == 0)
@@ -354,34 +384,27 @@ PbGpuDistance(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 		snprintf(err, err_len, "invalid distance transform arguments (no pixel data)");
 		return -1;
 	}
-	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
-		return -1;
-	p.w = width;
-	p.h = height;
-	if (PlanEdt(&p, c, memory_budget, nearest != NULL, err, err_len) != 0 ||
-		ColAlloc(c, &p, &cb, err, err_len) != 0)
+	if (EdtBegin(&k, g, width, height, nearest != NULL, err, err_len) != 0 ||
+		ColAlloc(k.c, p, &k.cb, err, err_len) != 0)
 		goto done;
-	st.tiles = p.single ? 1 : (p.w + p.ws - 1) / p.ws + (p.h + p.hs - 1) / p.hs;
-	host = p.single ? NULL : (int *) dist;
-	rc = ColumnStrips(c, &p, &cb, fg, 0, p.w, host, poll, poll_arg, &st, err, err_len);
+	k.st.tiles = p->single ? 1 : (p->w + p->ws - 1) / p->ws + (p->h + p->hs - 1) / p->hs;
+	host = p->single ? NULL : (int *) dist;
+	rc = ColumnStrips(k.c, p, &k.cb, fg, 0, p->w, host, poll, poll_arg, &k.st, err, err_len);
 	if (rc != 0)
 		goto done;
-	ColFreeButRows(c, &cb);
-	if (!p.single)				/* the column rows are in dist now */
+	ColFreeButRows(k.c, &k.cb);
+	if (!p->single)				/* the column rows are in dist now */
 	{
-		RgFree(c, cb.g);
-		cb.g = NULL;
+		RgFree(k.c, k.cb.g);
+		k.cb.g = NULL;
 	}
 	rc = -1;
-	if (RowAlloc(c, &p, &rb, !p.single, nearest != NULL, err, err_len) != 0)
+	if (RowAlloc(k.c, p, &k.rb, !p->single, nearest != NULL, err, err_len) != 0)
 		goto done;
-	rc = RowStrips(c, &p, &rb, p.single ? cb.g : rb.g, host, 0, p.h, sy, sx, dist, nearest,
-				   poll, poll_arg, &st, err, err_len);
+	rc = RowStrips(k.c, p, &k.rb, p->single ? k.cb.g : k.rb.g, host, 0, p->h, sy, sx, dist,
+				   nearest, poll, poll_arg, &k.st, err, err_len);
 done:
-	rc = EdtEnd(c, &cb, &rb, rc, err, err_len);
-	if (stats)
-		*stats = st;
-	return rc;
+	return EdtEnd(&k, rc, stats, err, err_len);
 }
 
 /*
@@ -393,29 +416,23 @@ extern "C" int
 PbGpuDistancePlan(PbGpu *g, int32_t width, int32_t height, bool nearest,
 				  int32_t *strip_columns, int32_t *strip_rows, char *err, size_t err_len)
 {
-	RgCtx	   *c = NULL;
-	size_t		memory_budget = 0;
-	EdtPlan		p;
+	EdtCall		k;
 	int			rc;
 
-	memset(&p, 0, sizeof(p));
-	if (!EdtArgsOk(width, height, 1.0, 1.0, err, err_len) || width == 0 || height == 0)
+	memset(&k, 0, sizeof(k));
+	if (!EdtArgsOk(width, height, 1.0, 1.0, err, err_len))
+		return -1;
+	if (width == 0 || height == 0)
 	{
-		if (width == 0 || height == 0)
-			snprintf(err, err_len, "invalid distance transform arguments (an empty image)");
+		snprintf(err, err_len, "invalid distance transform arguments (an empty image)");
 		return -1;
 	}
-	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
-		return -1;
-	p.w = width;
-	p.h = height;
-	rc = PlanEdt(&p, c, memory_budget, nearest, err, err_len);
-	RgEnd(c);
+	rc = EdtEnd(&k, EdtBegin(&k, g, width, height, nearest, err, err_len), NULL, err, err_len);
 	if (rc != 0)
 		return -1;
-	*strip_columns = p.ws;
-	*strip_rows = p.hs;
-	return p.single ? 1 : 0;
+	*strip_columns = k.p.ws;
+	*strip_rows = k.p.hs;
+	return k.p.single ? 1 : 0;
 }
 
 /* The column pass over columns [x0, x1) into colrows (see pb_raster_gpu.h). */
@@ -424,20 +441,12 @@ PbGpuDistanceColumns(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 					 int32_t x0, int32_t x1, void *colrows, PbPollFn poll, void *poll_arg,
 					 PbRasterGpuStats *stats, char *err, size_t err_len)
 {
-	PbRasterGpuStats st;
-	RgCtx	   *c = NULL;
-	size_t		memory_budget = 0;
-	EdtPlan		p;
-	ColBufs		cb;
-	RowBufs		rb;
+	EdtCall		k;
 	int			rc = -1;
 
-	memset(&st, 0, sizeof(st));
-	memset(&p, 0, sizeof(p));
-	memset(&cb, 0, sizeof(cb));
-	memset(&rb, 0, sizeof(rb));
+	memset(&k, 0, sizeof(k));
 	if (stats)
-		*stats = st;
+		*stats = k.st;
 	if (!EdtArgsOk(width, height, 1.0, 1.0, err, err_len))
 		return -1;
 	if (fg == NULL || colrows == NULL || x0 < 0 || x1 > width || x0 >= x1 || height < 1)
@@ -445,22 +454,14 @@ PbGpuDistanceColumns(PbGpu *g, const uint8_t *fg, int32_t width, int32_t height,
 		snprintf(err, err_len, "invalid column range of the distance transform");
 		return -1;
 	}
-	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
-		return -1;
-	p.w = width;
-	p.h = height;
-	if (PlanEdt(&p, c, memory_budget, false, err, err_len) == 0)
+	if (EdtBegin(&k, g, width, height, false, err, err_len) == 0)
 	{
-		if (p.ws > x1 - x0)
-			p.ws = x1 - x0;
-		if (ColAlloc(c, &p, &cb, err, err_len) == 0)
-			rc = ColumnStrips(c, &p, &cb, fg, x0, x1, (int *) colrows, poll, poll_arg, &st,
-							  err, err_len);
+		k.p.ws = k.p.ws < x1 - x0 ? k.p.ws : x1 - x0;
+		if (ColAlloc(k.c, &k.p, &k.cb, err, err_len) == 0)
+			rc = ColumnStrips(k.c, &k.p, &k.cb, fg, x0, x1, (int *) colrows, poll, poll_arg,
+							  &k.st, err, err_len);
 	}
-	rc = EdtEnd(c, &cb, &rb, rc, err, err_len);
-	if (stats)
-		*stats = st;
-	return rc;
+	return EdtEnd(&k, rc, stats, err, err_len);
 }
 
 /* The row pass over rows [y0, y1), in place in dist (see pb_raster_gpu.h). */
@@ -470,20 +471,12 @@ PbGpuDistanceRows(PbGpu *g, int32_t width, int32_t height, double sy, double sx,
 				  PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats,
 				  char *err, size_t err_len)
 {
-	PbRasterGpuStats st;
-	RgCtx	   *c = NULL;
-	size_t		memory_budget = 0;
-	EdtPlan		p;
-	ColBufs		cb;
-	RowBufs		rb;
+	EdtCall		k;
 	int			rc = -1;
 
-	memset(&st, 0, sizeof(st));
-	memset(&p, 0, sizeof(p));
-	memset(&cb, 0, sizeof(cb));
-	memset(&rb, 0, sizeof(rb));
+	memset(&k, 0, sizeof(k));
 	if (stats)
-		*stats = st;
+		*stats = k.st;
 	if (!EdtArgsOk(width, height, sy, sx, err, err_len))
 		return -1;
 	if (dist == NULL || y0 < 0 || y1 > height || y0 >= y1 || width < 1)
@@ -491,20 +484,12 @@ PbGpuDistanceRows(PbGpu *g, int32_t width, int32_t height, double sy, double sx,
 		snprintf(err, err_len, "invalid row range of the distance transform");
 		return -1;
 	}
-	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
-		return -1;
-	p.w = width;
-	p.h = height;
-	if (PlanEdt(&p, c, memory_budget, nearest != NULL, err, err_len) == 0)
+	if (EdtBegin(&k, g, width, height, nearest != NULL, err, err_len) == 0)
 	{
-		if (p.hs > y1 - y0)
-			p.hs = y1 - y0;
-		if (RowAlloc(c, &p, &rb, true, nearest != NULL, err, err_len) == 0)
-			rc = RowStrips(c, &p, &rb, rb.g, (const int *) dist, y0, y1, sy, sx, dist, nearest,
-						   poll, poll_arg, &st, err, err_len);
+		k.p.hs = k.p.hs < y1 - y0 ? k.p.hs : y1 - y0;
+		if (RowAlloc(k.c, &k.p, &k.rb, true, nearest != NULL, err, err_len) == 0)
+			rc = RowStrips(k.c, &k.p, &k.rb, k.rb.g, (const int *) dist, y0, y1, sy, sx, dist,
+						   nearest, poll, poll_arg, &k.st, err, err_len);
 	}
-	rc = EdtEnd(c, &cb, &rb, rc, err, err_len);
-	if (stats)
-		*stats = st;
-	return rc;
+	return EdtEnd(&k, rc, stats, err, err_len);
 }

@@ -4,18 +4,16 @@
  * take about CPU_TAKE_PIXELS pixels from lo, devices their own take from
  * hi.  The last range of a pass to finish moves the run to the next pass
  * (the row pass needs every column done); waiting workers sleep on one
- * condition, the polling one for at most 20 ms at a time.
+ * condition (hybrid_sync.h, as the hybrid reconstruction's do).
  */
-#define _POSIX_C_SOURCE 200809L	/* pthreads, clock_gettime */
+#define _POSIX_C_SOURCE 200809L	/* pthreads */
 #include "edt_hybrid.h"
 
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "edt_job.h"
+#include "hybrid_sync.h"
 
 #define MAX_WORKERS 256
 #define CPU_TAKE_PIXELS ((int64_t) 1 << 20)	/* a CPU thread's range, about */
@@ -39,16 +37,12 @@ typedef struct Sched
 				sx;
 	float	   *dist;
 	int64_t    *nearest;
-	const PbRun *run;
 	int64_t		cpu_take[2];	/* per pass */
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
+	HybridSync	y;
 	int			pass;
 	int64_t		lo,
 				hi;				/* the pass's range not taken yet */
 	int			running;		/* ranges being computed */
-	bool		stop;
-	PbStatus	status;
 } Sched;
 
 /* A CPU thread or a device's driver, and what it did. */
@@ -111,21 +105,6 @@ RunRange(Worker *w, int pass, int64_t a, int64_t b, bool on_dev)
 	w->busy_s[1] += PbMonotonicSeconds() - t0;
 }
 
-/* Whether the run should stop; the polling worker asks run->poll. */
-static bool
-Stopping(Worker *w)
-{
-	Sched	   *s = w->s;
-
-	if (w->polls && s->run->poll && s->run->poll(s->run->poll_arg))
-	{
-		s->stop = true;
-		s->status = PB_ERR_STOPPED;
-		pthread_cond_broadcast(&s->changed);
-	}
-	return s->stop;
-}
-
 /* The pass is over (all taken, none running): start the next one. */
 static void
 NextPass(Sched *s)
@@ -133,33 +112,11 @@ NextPass(Sched *s)
 	s->pass++;
 	s->lo = 0;
 	s->hi = s->pass == PASS_ROWS ? s->height : 0;
-	pthread_cond_broadcast(&s->changed);
-}
-
-/* Sleep on the condition; the polling worker wakes every 20 ms to poll. */
-static void
-Wait(Worker *w)
-{
-	Sched	   *s = w->s;
-	struct timespec until;
-
-	if (!w->polls)
-	{
-		pthread_cond_wait(&s->changed, &s->lock);
-		return;
-	}
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += 20 * 1000 * 1000;
-	if (until.tv_nsec >= 1000000000L)
-	{
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_cond_timedwait(&s->changed, &s->lock, &until);
+	pthread_cond_broadcast(&s->y.changed);
 }
 
 /*
- * A worker's loop (s->lock held on entry and exit): take a range of the
+ * A worker's loop (s->y.lock held on entry and exit): take a range of the
  * pass, compute it, until both passes are done or a stop.
  */
 static void
@@ -167,7 +124,7 @@ WorkLoop(Worker *w)
 {
 	Sched	   *s = w->s;
 
-	while (!Stopping(w) && s->pass != PASS_DONE)
+	while (!HybridStopping(&s->y, w->polls) && s->pass != PASS_DONE)
 	{
 		bool		on_dev = w->dev && !w->dev->failed;
 		int			pass = s->pass;
@@ -179,7 +136,7 @@ WorkLoop(Worker *w)
 			if (s->running == 0)
 				NextPass(s);
 			else
-				Wait(w);
+				HybridWait(&s->y, w->polls);
 			continue;
 		}
 		if (on_dev)
@@ -197,9 +154,9 @@ WorkLoop(Worker *w)
 			s->lo = b;
 		}
 		s->running++;
-		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_unlock(&s->y.lock);
 		RunRange(w, pass, a, b, on_dev);
-		pthread_mutex_lock(&s->lock);
+		pthread_mutex_lock(&s->y.lock);
 		s->running--;
 		if (s->lo >= s->hi && s->running == 0)
 			NextPass(s);
@@ -212,9 +169,9 @@ WorkerMain(void *arg)
 {
 	Worker	   *w = arg;
 
-	pthread_mutex_lock(&w->s->lock);
+	pthread_mutex_lock(&w->s->y.lock);
 	WorkLoop(w);
-	pthread_mutex_unlock(&w->s->lock);
+	pthread_mutex_unlock(&w->s->y.lock);
 	return NULL;
 }
 
@@ -258,29 +215,26 @@ PbDistanceHybrid(const uint8_t *fg, int32_t width, int32_t height,
 	s.sx = sx;
 	s.dist = dist;
 	s.nearest = nearest;
-	s.run = run;
 	s.cpu_take[PASS_COLUMNS] = cols < CPU_TAKE_COLUMNS_MIN ? CPU_TAKE_COLUMNS_MIN
 		: cols / CPU_TAKE_COLUMNS_MIN * CPU_TAKE_COLUMNS_MIN;
 	s.cpu_take[PASS_ROWS] = CPU_TAKE_PIXELS / width > 1 ? CPU_TAKE_PIXELS / width : 1;
 	s.pass = PASS_COLUMNS;
 	s.lo = 0;
 	s.hi = width;
-	s.status = PB_OK;
 	if ((s.job = EdtJobNew(fg, width, height, sy, sx, dist, nearest, ncpu + ndev)) == NULL)
 		return PB_ERR_NOMEM;
-	pthread_mutex_init(&s.lock, NULL);
-	pthread_cond_init(&s.changed, NULL);
+	HybridSyncInit(&s.y, run);
 	memset(workers, 0, sizeof(workers));
 	for (int d = 0; d < ndev; d++)
 		workers[nw++] = (Worker) {.s = &s, .dev = &devs[d], .polls = d == 0};
 	for (int i = 0; i < ncpu; i++)
 		workers[nw++] = (Worker) {.s = &s};
-	pthread_mutex_lock(&s.lock);
+	pthread_mutex_lock(&s.y.lock);
 	for (int i = 1; i < nw; i++)
 		if (PbThreadStart(&tids[started], WorkerMain, &workers[i]) == 0)
 			started++;
 	WorkLoop(&workers[0]);
-	pthread_mutex_unlock(&s.lock);
+	pthread_mutex_unlock(&s.y.lock);
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	stats->cpu_threads = started - (ndev - 1 < started ? ndev - 1 : started);
@@ -296,8 +250,7 @@ PbDistanceHybrid(const uint8_t *fg, int32_t width, int32_t height,
 		stats->cpu_pixels += workers[i].pixels[1];
 		stats->cpu_busy_s += workers[i].busy_s[1];
 	}
-	pthread_mutex_destroy(&s.lock);
-	pthread_cond_destroy(&s.changed);
+	HybridSyncDestroy(&s.y);
 	EdtJobFree(s.job);
-	return s.status;
+	return s.y.status;
 }

@@ -9,15 +9,15 @@
  * written only by the worker holding the region (its cells are busy), so it
  * reads them without a lock.  The mask is never written.
  */
-#define _POSIX_C_SOURCE 200809L	/* pthreads, clock_gettime */
+#define _POSIX_C_SOURCE 200809L	/* pthreads */
 #include "recon_hybrid.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "hybrid_sync.h"
 #include "recon_window.h"
 
 #define MAX_WORKERS 256
@@ -60,7 +60,6 @@ struct Sched
 	const PbImage *mask;
 	int			conn;
 	PbReconOp	op;
-	const PbRun *run;
 	int64_t		cell,
 				ncx,
 				ncy;			/* cell side, cells across and down */
@@ -75,15 +74,12 @@ struct Sched
 	int64_t		ndirty;
 	int			running;		/* regions being run */
 	int			ncpu;			/* CPU threads started */
-	bool		stop,
-				done;
-	PbStatus	status;
-	pthread_mutex_t lock;
-	pthread_cond_t changed;
+	bool		done;
+	HybridSync	y;				/* the lock over all of the above, the stop */
 	pthread_mutex_t *cell_lock;
 };
 
-/* Put cell c in the FIFO (under s->lock) unless it is there already. */
+/* Put cell c in the FIFO (under s->y.lock) unless it is there already. */
 static void
 Queue(Sched *s, int64_t c)
 {
@@ -94,7 +90,7 @@ Queue(Sched *s, int64_t c)
 	s->tail++;
 }
 
-/* Mark cell c dirty (under s->lock) and queue it unless it is running. */
+/* Mark cell c dirty (under s->y.lock) and queue it unless it is running. */
 static void
 MakeDirty(Sched *s, int64_t c)
 {
@@ -119,7 +115,7 @@ RegionOf(const Sched *s, int64_t cx0, int64_t cy0, int64_t cx1, int64_t cy1)
 	return r;
 }
 
-/* Take region r (under s->lock): its cells busy and clean. */
+/* Take region r (under s->y.lock): its cells busy and clean. */
 static void
 Take(Sched *s, const Region *r)
 {
@@ -138,7 +134,7 @@ Take(Sched *s, const Region *r)
 	s->running++;
 }
 
-/* Give region r back (under s->lock), queueing its cells dirtied meanwhile. */
+/* Give region r back (under s->y.lock), queueing its cells dirtied meanwhile. */
 static void
 Release(Sched *s, const Region *r)
 {
@@ -155,7 +151,7 @@ Release(Sched *s, const Region *r)
 }
 
 /*
- * A CPU thread's next cell (under s->lock): the oldest dirty, idle one no
+ * A CPU thread's next cell (under s->y.lock): the oldest dirty, idle one no
  * device waits for.
  */
 static bool
@@ -204,7 +200,7 @@ RegionFree(const Sched *s, const Region *r)
 }
 
 /*
- * A device's next block (under s->lock): the block it waits for once no
+ * A device's next block (under s->y.lock): the block it waits for once no
  * CPU thread runs a cell of it any more; else, among the blocks no other
  * device wants, the one with the most dirty cells (the last of equals:
  * the CPU threads start from the first), taken at once when free, else
@@ -352,10 +348,10 @@ PutBorder(Sched *s, const Region *r, const uint8_t *border, int64_t *around)
 		}
 	}
 	RingLocked(s, r->x0, r->y0, r->x1, r->y1, (uint8_t *) border, false);
-	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&s->y.lock);
 	for (int64_t k = 0; k < n; k++)
 		MakeDirty(s, around[k]);
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&s->y.lock);
 }
 
 /*
@@ -442,23 +438,8 @@ RunRegion(Worker *w, const Region *r, bool on_dev, bool settled)
 	return rc == 0;
 }
 
-/* Whether the run should stop; the calling thread also polls. */
-static bool
-Stopping(Worker *w)
-{
-	Sched	   *s = w->s;
-
-	if (w->polls && s->run->poll && s->run->poll(s->run->poll_arg))
-	{
-		s->stop = true;
-		s->status = PB_ERR_STOPPED;
-		pthread_cond_broadcast(&s->changed);
-	}
-	return s->stop;
-}
-
 /*
- * A worker's loop (s->lock held on entry and exit): take a region, run
+ * A worker's loop (s->y.lock held on entry and exit): take a region, run
  * it, give it back, until nothing is dirty and nothing runs, or a stop.
  */
 static void
@@ -466,7 +447,7 @@ WorkLoop(Worker *w)
 {
 	Sched	   *s = w->s;
 
-	while (!Stopping(w) && !s->done)
+	while (!HybridStopping(&s->y, w->polls) && !s->done)
 	{
 		Region		r;
 		/* a device that failed goes on as a CPU thread */
@@ -482,9 +463,9 @@ WorkLoop(Worker *w)
 			for (int64_t cy = r.cy0; cy < r.cy1; cy++)
 				for (int64_t cx = r.cx0; cx < r.cx1; cx++)
 					settled &= s->settled[cy * s->ncx + cx];
-			pthread_mutex_unlock(&s->lock);
+			pthread_mutex_unlock(&s->y.lock);
 			ok = RunRegion(w, &r, on_dev, settled);
-			pthread_mutex_lock(&s->lock);
+			pthread_mutex_lock(&s->y.lock);
 			for (int64_t cy = r.cy0; cy < r.cy1; cy++)
 				for (int64_t cx = r.cx0; cx < r.cx1; cx++)
 					s->settled[cy * s->ncx + cx] = ok;
@@ -497,35 +478,18 @@ WorkLoop(Worker *w)
 						MakeDirty(s, cy * s->ncx + cx);
 			}
 			else if (!ok)
-			{
-				s->stop = true;
-				s->status = PB_ERR_NOMEM;
-			}
+				HybridStop(&s->y, PB_ERR_NOMEM);
 			Release(s, &r);
-			pthread_cond_broadcast(&s->changed);
+			pthread_cond_broadcast(&s->y.changed);
 			continue;
 		}
 		if (s->ndirty == 0 && s->running == 0)
 		{
 			s->done = true;
-			pthread_cond_broadcast(&s->changed);
+			pthread_cond_broadcast(&s->y.changed);
 			break;
 		}
-		if (w->polls)
-		{
-			struct timespec until;
-
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += 20 * 1000 * 1000;
-			if (until.tv_nsec >= 1000000000L)
-			{
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&s->changed, &s->lock, &until);
-		}
-		else
-			pthread_cond_wait(&s->changed, &s->lock);
+		HybridWait(&s->y, w->polls);
 	}
 }
 
@@ -535,9 +499,9 @@ WorkerMain(void *arg)
 {
 	Worker	   *w = arg;
 
-	pthread_mutex_lock(&w->s->lock);
+	pthread_mutex_lock(&w->s->y.lock);
 	WorkLoop(w);
-	pthread_mutex_unlock(&w->s->lock);
+	pthread_mutex_unlock(&w->s->y.lock);
 	return NULL;
 }
 
@@ -547,7 +511,7 @@ WorkerMain(void *arg)
  * other end); false when out of memory.
  */
 static bool
-SchedInit(Sched *s, int64_t block)
+SchedInit(Sched *s, int64_t block, const PbRun *run)
 {
 	int64_t		n = s->ncx * s->ncy;
 
@@ -563,8 +527,7 @@ SchedInit(Sched *s, int64_t block)
 		return false;
 	for (int64_t c = 0; c < n; c++)
 		pthread_mutex_init(&s->cell_lock[c], NULL);
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->changed, NULL);
+	HybridSyncInit(&s->y, run);
 	/* first pass: block by block, so the CPU threads start at one end */
 	for (int64_t by = 0; by * block < s->ncy; by++)
 		for (int64_t bx = 0; bx * block < s->ncx; bx++)
@@ -582,8 +545,7 @@ SchedFree(Sched *s, bool inited)
 	{
 		for (int64_t c = 0; c < s->ncx * s->ncy; c++)
 			pthread_mutex_destroy(&s->cell_lock[c]);
-		pthread_mutex_destroy(&s->lock);
-		pthread_cond_destroy(&s->changed);
+		HybridSyncDestroy(&s->y);
 	}
 	free(s->dirty);
 	free(s->busy);
@@ -626,14 +588,12 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 	s.mask = mask;
 	s.conn = connectivity;
 	s.op = op;
-	s.run = run;
 	s.cell = cell;
 	s.ncx = (marker->width + cell - 1) / cell;
 	s.ncy = (marker->height + cell - 1) / cell;
-	s.status = PB_OK;
 	if (marker->width == 0 || marker->height == 0)
 		return PB_OK;
-	if (!SchedInit(&s, devs[0].block))
+	if (!SchedInit(&s, devs[0].block, run))
 	{
 		SchedFree(&s, false);
 		return PB_ERR_NOMEM;
@@ -644,14 +604,14 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 	for (int i = 0; i < ncpu; i++)
 		workers[nw++] = (Worker) {.s = &s};
 	/* the first device takes its block before the CPU threads start */
-	pthread_mutex_lock(&s.lock);
+	pthread_mutex_lock(&s.y.lock);
 	for (int i = 1; i < nw; i++)
 		if (PbThreadStart(&tids[started], WorkerMain, &workers[i]) == 0)
 			started++;
 	/* CPU threads that could not start leave the devices every block */
 	s.ncpu = started - (ndev - 1 < started ? ndev - 1 : started);
 	WorkLoop(&workers[0]);
-	pthread_mutex_unlock(&s.lock);
+	pthread_mutex_unlock(&s.y.lock);
 	for (int i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	stats->cells = s.ncx * s.ncy;
@@ -673,5 +633,5 @@ PbReconstructHybrid(PbImage *marker, const PbImage *mask, int connectivity, PbRe
 			free(workers[i].buf[k]);
 	}
 	SchedFree(&s, true);
-	return s.status;
+	return s.y.status;
 }

@@ -42,6 +42,7 @@ typedef struct FakeEdt
 	int			calls;
 	int			fail_at;		/* 0: never */
 	int			delay_ms;		/* before each column range */
+	int			fail_rc;		/* what a failing call returns: -1, or 1 (stopped) */
 } FakeEdt;
 
 /* Row of the nearest background pixel of column x from row y (ties up), or -1. */
@@ -87,7 +88,7 @@ FakeColumns(void *ctx, const uint8_t *fg, int32_t w, int32_t h, int32_t x0, int3
 
 			memcpy((char *) colrows + ((int64_t) y * w + x) * 4, &r, 4);
 		}
-	return fail ? -1 : 0;
+	return fail ? f->fail_rc : 0;
 }
 
 /* PbEdtRowsFn of the fake device: checks its column rows, copies the answer. */
@@ -112,7 +113,7 @@ FakeRows(void *ctx, int32_t w, int32_t h, double sy, double sx, int32_t y0, int3
 			if (nearest)
 				nearest[i] = fail ? -7 : f->c->want_near[i];
 		}
-	return fail ? -1 : 0;
+	return fail ? f->fail_rc : 0;
 }
 
 /* A random mask, background with probability bg_pct %. */
@@ -148,7 +149,7 @@ CheckHybrid(const EdtCase *c, int threads, int ndev, int take_cols, int take_row
 
 	for (int d = 0; d < ndev; d++)
 	{
-		fakes[d] = (FakeEdt) {c, 0, d == 0 ? fail_at : 0, d == 0 ? delay_ms : 0};
+		fakes[d] = (FakeEdt) {c, 0, d == 0 ? fail_at : 0, d == 0 ? delay_ms : 0, -1};
 		devs[d] = (PbEdtDevice) {.columns = FakeColumns, .rows = FakeRows, .ctx = &fakes[d],
 			.take_columns = take_cols, .take_rows = take_rows};
 	}
@@ -265,7 +266,10 @@ StopNow(void *arg)
 	return 1;
 }
 
-/* A stop through poll, and the arguments PbDistanceHybrid refuses. */
+/*
+ * A stop through poll, a device stopped by its own poll, and the
+ * arguments PbDistanceHybrid refuses.
+ */
 void
 test_edt_hybrid_stop_and_badarg(void)
 {
@@ -276,7 +280,7 @@ test_edt_hybrid_stop_and_badarg(void)
 	float	   *dist = malloc((size_t) w * h * sizeof(float));
 	float	   *want = malloc((size_t) w * h * sizeof(float));
 	EdtCase		c = {fg, w, h, 1.0, 1.0, want, NULL};
-	FakeEdt		f = {&c, 0, 0, 0};
+	FakeEdt		f = {&c, 0, 0, 0, -1};
 	PbEdtDevice dev = {.columns = FakeColumns, .rows = FakeRows, .ctx = &f, .take_columns = 8,
 	.take_rows = 8};
 	PbEdtHybridStats hs;
@@ -286,6 +290,22 @@ test_edt_hybrid_stop_and_badarg(void)
 	CHECK_INT(PbDistanceCpu(fg, w, h, 1.0, 1.0, want, NULL, &run), PB_OK);
 	CHECK_INT(PbDistanceHybrid(fg, w, h, 1.0, 1.0, dist, NULL, &stop, &dev, 1, &hs),
 			  PB_ERR_STOPPED);
+	/*
+	 * a device stopped by a poll of its own stops the run, in either pass
+	 * (alone, it makes 8 column ranges, then 8 row ranges)
+	 */
+	for (int at = 1; at <= 9; at += 8)
+	{
+		FakeEdt		g = {&c, 0, at, 0, 1};
+		PbEdtDevice gd = dev;
+		PbRun		solo = {1, 0, NULL, NULL};
+
+		gd.ctx = &g;
+		CHECK_INT(PbDistanceHybrid(fg, w, h, 1.0, 1.0, dist, NULL, &solo, &gd, 1, &hs),
+				  PB_ERR_STOPPED);
+		CHECK(!gd.failed);
+		CHECK_INT(g.calls, at);
+	}
 	CHECK_INT(PbDistanceHybrid(fg, w, h, 1.0, 1.0, dist, NULL, &run, &dev, 0, &hs), PB_ERR_BADARG);
 	CHECK_INT(PbDistanceHybrid(fg, w, h, 1.0, 1.0, dist, NULL, NULL, &dev, 1, &hs), PB_ERR_BADARG);
 	CHECK_INT(PbDistanceHybrid(fg, w, h, 0.0, 1.0, dist, NULL, &run, &dev, 1, &hs), PB_ERR_BADARG);

@@ -69,9 +69,10 @@ CpuRange(Sched *s, int pass, int64_t a, int64_t b)
 /*
  * Range [a, b) of pass on w's device, or on the CPU when w is a CPU thread
  * or its device failed on it (then out for good: a row range first gets
- * its column rows back from the image).
+ * its column rows back from the image).  Whether the device was stopped
+ * by a poll of its own (the range is then left undone).
  */
-static void
+static bool
 RunRange(Worker *w, int pass, int64_t a, int64_t b, bool on_dev)
 {
 	Sched	   *s = w->s;
@@ -87,12 +88,12 @@ RunRange(Worker *w, int pass, int64_t a, int64_t b, bool on_dev)
 			: d->rows(d->ctx, s->width, s->height, s->sy, s->sx, (int32_t) a, (int32_t) b,
 					  s->dist, s->nearest, d->err, sizeof(d->err));
 
-		if (rc == 0)
+		if (rc == 0 || rc == 1)
 		{
-			w->ranges[0]++;
-			w->pixels[0] += pixels;
+			w->ranges[0] += rc == 0;
+			w->pixels[0] += rc == 0 ? pixels : 0;
 			w->busy_s[0] += PbMonotonicSeconds() - t0;
-			return;
+			return rc == 1;
 		}
 		d->failed = true;
 		t0 = PbMonotonicSeconds();
@@ -103,6 +104,7 @@ RunRange(Worker *w, int pass, int64_t a, int64_t b, bool on_dev)
 	w->ranges[1]++;
 	w->pixels[1] += pixels;
 	w->busy_s[1] += PbMonotonicSeconds() - t0;
+	return false;
 }
 
 /* The pass is over (all taken, none running): start the next one. */
@@ -130,6 +132,7 @@ WorkLoop(Worker *w)
 		int			pass = s->pass;
 		int64_t		a,
 					b;
+		bool		stopped;
 
 		if (s->lo >= s->hi)
 		{
@@ -155,10 +158,12 @@ WorkLoop(Worker *w)
 		}
 		s->running++;
 		pthread_mutex_unlock(&s->y.lock);
-		RunRange(w, pass, a, b, on_dev);
+		stopped = RunRange(w, pass, a, b, on_dev);
 		pthread_mutex_lock(&s->y.lock);
 		s->running--;
-		if (s->lo >= s->hi && s->running == 0)
+		if (stopped)
+			HybridStop(&s->y, PB_ERR_STOPPED);
+		else if (s->lo >= s->hi && s->running == 0)
 			NextPass(s);
 	}
 }

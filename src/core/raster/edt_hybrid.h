@@ -28,7 +28,8 @@
  * A device's column pass over columns [x0, x1) of fg (width x height):
  * each pixel's column row (edt_job.h: the row of the nearest background
  * pixel in its column, ties up, or -1) as an int32 into colrows (width
- * per row) at the pixel's place.  0, or an error in err.
+ * per row) at the pixel's place.  0; 1 when a poll of its own asked to
+ * stop (the run then stops, PB_ERR_STOPPED); else an error in err.
  */
 typedef int (*PbEdtColumnsFn) (void *ctx, const uint8_t *fg, int32_t width, int32_t height,
 							   int32_t x0, int32_t x1, void *colrows,
@@ -38,7 +39,8 @@ typedef int (*PbEdtColumnsFn) (void *ctx, const uint8_t *fg, int32_t width, int3
  * A device's row pass over rows [y0, y1): their column rows, held in
  * dist's bytes (as int32, at each pixel's place), become the rows'
  * distances (and nearest pixels, when nearest is not NULL), in place.
- * 0, or an error in err (the rows may then hold anything).
+ * 0; 1 when a poll of its own asked to stop; else an error in err (the
+ * rows may then hold anything).
  */
 typedef int (*PbEdtRowsFn) (void *ctx, int32_t width, int32_t height, double sy, double sx,
 							int32_t y0, int32_t y1, float *dist, int64_t *nearest,

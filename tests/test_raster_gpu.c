@@ -1200,7 +1200,7 @@ GpuRowsOn(void *ctx, int32_t w, int32_t h, double sy, double sx, int32_t y0, int
  * device 1 where there is one), each in strips of a small budget, alone
  * (the GPUs computed every pixel of both passes) and beside three CPU
  * threads (the first GPU, driven by the calling thread, takes the first
- * range of each pass): distances and nearest pixels equal to the CPU's,
+ * range of the column pass): distances and nearest pixels equal to the CPU's,
  * bit for bit, every spacing.  Also the plan (one piece at a large budget,
  * strips at a small one) and the passes' range checks.
  */
@@ -1251,7 +1251,7 @@ test_rgpu_edt_hybrid(void)
 								   &hs), PB_OK);
 		if (devs[0].failed || devs[1].failed)
 			pb_check_fail(__FILE__, __LINE__, "a GPU failed: %s / %s", devs[0].err, devs[1].err);
-		CHECK(devs[0].ranges >= 2);
+		CHECK(devs[0].ranges >= 1);	/* the column pass's first range, at least */
 		if (run.threads == 1)
 			CHECK(hs.cpu_pixels == 0 && devs[0].pixels + devs[1].pixels == (int64_t) 2 * w * h);
 		CHECK(memcmp(want, got, (size_t) w * h * sizeof(float)) == 0);

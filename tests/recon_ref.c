@@ -12,7 +12,10 @@
  * 8-bit and 16-bit value exactly and are the 32BF pixels themselves, and
  * dilation and erosion differ in one comparison (better), so each step
  * picks the very values a per-type version would.
+ *
+ * Also the random images the reconstruction tests share.
  */
+#define _DEFAULT_SOURCE			/* rand_r */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -224,4 +227,17 @@ PbReconstructSeq(PbImage *marker, const PbImage *mask, int connectivity,
 	free(J);
 	free(I);
 	return st;
+}
+
+/* A random image for the reconstruction tests (see recon_ref.h). */
+PbImage
+ReconRandomImage(int w, int h, PbPixType type, unsigned *rng, int top)
+{
+	PbImage		im = {w, h, type, calloc((size_t) w * h + 1, PbPixSize(type))};
+
+	if (im.data == NULL)
+		abort();
+	for (int64_t i = 0; i < (int64_t) w * h; i++)
+		PbPixSet(&im, i, rand_r(rng) % (top + 1));
+	return im;
 }

@@ -17,4 +17,11 @@
 extern PbStatus PbReconstructSeq(PbImage *marker, const PbImage *mask,
 								 int connectivity, PbReconOp op);
 
+/*
+ * A w x h image of type, its pixels drawn from rng (rand_r's state) in
+ * 0..top; its data calloc'd (the caller frees it).  Aborts when out of
+ * memory.
+ */
+extern PbImage ReconRandomImage(int w, int h, PbPixType type, unsigned *rng, int top);
+
 #endif							/* PB_RECON_REF_H */

@@ -16,6 +16,7 @@
 #include "../src/core/raster/recon_hybrid.h"
 #include "../src/core/raster/recon_window.h"
 #include "harness.h"
+#include "recon_ref.h"
 #include "tests_recon.h"
 
 /* A fake device: the CPU reconstruction, failing from its fail_at-th region on. */
@@ -47,17 +48,6 @@ FakeRun(void *ctx, PbImage *marker, const PbImage *mask, const PbRasterWindow *w
 	free(sm);
 	free(sk);
 	return rc;
-}
-
-/* A w x h image of type with values from rng (0..top). */
-static PbImage
-RandomImage(int w, int h, PbPixType type, unsigned *rng, int top)
-{
-	PbImage		im = {w, h, type, calloc((size_t) w * h, PbPixSize(type))};
-
-	for (int64_t i = 0; i < (int64_t) w * h; i++)
-		PbPixSet(&im, i, rand_r(rng) % (top + 1));
-	return im;
 }
 
 /* A copy of im. */
@@ -127,8 +117,8 @@ test_recon_hybrid_random(void)
 		int			top = type == PB_PIX_1BB ? 1 : type == PB_PIX_8BUI ? 255 : 1000;
 		int			w = 1 + rand_r(&rng) % 90,
 					h = 1 + rand_r(&rng) % 70;
-		PbImage		mask = RandomImage(w, h, type, &rng, top);
-		PbImage		marker = RandomImage(w, h, type, &rng, top / 3 + 1);
+		PbImage		mask = ReconRandomImage(w, h, type, &rng, top);
+		PbImage		marker = ReconRandomImage(w, h, type, &rng, top / 3 + 1);
 		FakeDev		fakes[2] = {{0, 0}, {0, 0}};
 		int			conn = k % 2 ? 8 : 4;
 		PbReconOp	op = k % 3 ? PB_RECON_DILATE : PB_RECON_ERODE;

@@ -13,6 +13,7 @@
 #include "../src/core/raster/pb_raster.h"
 #include "../src/core/raster/recon_window.h"
 #include "harness.h"
+#include "recon_ref.h"
 #include "tests_recon.h"
 
 void
@@ -64,17 +65,6 @@ test_ring_order(void)
 		PbRingGather(&img, 2, 1, 2 + w, 1 + h, want);
 		CHECK(memcmp(ring, want, (size_t) n * 2) == 0);
 	}
-}
-
-/* A w x h image of type with values from rng (0..top). */
-static PbImage
-Random(int w, int h, PbPixType type, unsigned *rng, int top)
-{
-	PbImage		im = {w, h, type, calloc((size_t) w * h, PbPixSize(type))};
-
-	for (int64_t i = 0; i < (int64_t) w * h; i++)
-		PbPixSet(&im, i, rand_r(rng) % (top + 1));
-	return im;
 }
 
 /* The window of region [x0, x1) x [y0, y1) of a w x h image: grown by one, clipped. */
@@ -217,8 +207,8 @@ test_recon_window_cpu(void)
 		PbPixType	type = types[k % 3];
 		int			w = 1 + rand_r(&rng) % 40,
 					h = 1 + rand_r(&rng) % 30;
-		PbImage		mask = Random(w, h, type, &rng, 200);
-		PbImage		marker = Random(w, h, type, &rng, 60);
+		PbImage		mask = ReconRandomImage(w, h, type, &rng, 200);
+		PbImage		marker = ReconRandomImage(w, h, type, &rng, 60);
 		PbReconOp	op = k % 4 < 2 ? PB_RECON_DILATE : PB_RECON_ERODE;
 		int			conn = k % 2 ? 8 : 4;
 		int			x0 = rand_r(&rng) % w,

@@ -268,7 +268,8 @@ RESET statement_timeout;
 RESET pixelbox.cpu_threads;
 RESET pixelbox.device;
 -- the watersheds and the single-value functions with their images in
--- temporary files: the untiled answers still; the report counts them
+-- temporary files: the untiled answers still; the report counts them (the
+-- marker-less CPU watershed: its 3 images and its 6 scratch arrays)
 SET pixelbox.host_memory = '1MB';
 SELECT count(*) AS equal_to_untiled
 FROM pb_coverage_watershed('SELECT mask AS rast, marker AS markers, mask FROM maze_tiles', 8, false, 1, '16BUI') o
@@ -279,6 +280,7 @@ FROM pb_coverage_watershed('SELECT mask AS rast FROM maze_tiles', 4, true) o
 JOIN (SELECT t FROM maze, ST_Tile(pb_watershed(mask, NULL, 4, NULL, true), 7, 5) t) u
   ON ST_AsBinary(o.rast) = ST_AsBinary(u.t);
 SELECT tiles FROM pb_raster_report() WHERE stage = 'mapped';
+SELECT count(*) AS temporary_files_left FROM pg_ls_tmpdir();
 CREATE TEMP TABLE fill_mapped AS SELECT pb_fill_holes(mask) AS rast FROM maze;
 SELECT tiles FROM pb_raster_report() WHERE stage = 'mapped';
 RESET pixelbox.host_memory;

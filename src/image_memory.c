@@ -1,5 +1,6 @@
 /*
- * image_memory.c: where the images of the raster and coverage calls live.
+ * image_memory.c: where the images of the raster and coverage calls live
+ * (and the CPU watershed's image-sized scratch, through PbImageScratch).
  * Within pixelbox.host_memory they are palloc'd in the current memory
  * context, any size.  Past it (the backend's memory contexts counted all
  * together), a new image is a temporary file (PostgreSQL's, in
@@ -126,3 +127,27 @@ PbHugeFree(void *p)
 		}
 	pfree(p);
 }
+
+/* PbAllocator's alloc for the core's image-sized scratch: PbHugeAlloc. */
+static void *
+ScratchAlloc(void *ctx, size_t size)
+{
+	(void) ctx;
+	return PbHugeAlloc(size);
+}
+
+/* PbAllocator's release for the core's image-sized scratch: PbHugeFree. */
+static void
+ScratchRelease(void *ctx, void *ptr)
+{
+	(void) ctx;
+	PbHugeFree(ptr);
+}
+
+/*
+ * The allocator of the core's image-sized scratch (the CPU watershed's):
+ * in the current context, or mapped from a temporary file past
+ * pixelbox.host_memory, like the images themselves.  Raises on failure;
+ * only for allocations on the backend's own thread.
+ */
+const PbAllocator PbImageScratch = {ScratchAlloc, NULL, ScratchRelease, NULL, NULL};

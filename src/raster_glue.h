@@ -44,6 +44,7 @@ extern int	PbConnectivityArg(int32 c, const char *caller);
 /* image_memory.c */
 extern void *PbHugeAlloc(size_t size);
 extern void PbHugeFree(void *p);
+extern const PbAllocator PbImageScratch;
 
 /* raster_run.c */
 extern void PbRunReconstruct(PbImage *marker, const PbImage *mask,

@@ -414,6 +414,6 @@ PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels, const char *caller)
 	}
 	if (st == 1)
 		CheckStatus(PB_ERR_STOPPED, caller);
-	CheckStatus(PbWatershedCpu(spec, labels, &run), caller);
+	CheckStatus(PbWatershedCpuIn(spec, labels, &run, &PbImageScratch), caller);
 	PbRasterReportStage("compute", "cpu");
 }

@@ -373,6 +373,75 @@ test_ws_basins_are_minima(void)
 	}
 }
 
+/* A counting allocator over malloc, for test_ws_scratch_allocator. */
+typedef struct CountingAlloc
+{
+	int			allocs,
+				releases;
+	size_t		bytes;
+} CountingAlloc;
+
+/* PbAllocator alloc of the counting allocator. */
+static void *
+CountAlloc(void *ctx, size_t size)
+{
+	CountingAlloc *c = ctx;
+
+	c->allocs++;
+	c->bytes += size;
+	return WsTestAlloc(size);
+}
+
+/* PbAllocator release of the counting allocator. */
+static void
+CountRelease(void *ctx, void *ptr)
+{
+	CountingAlloc *c = ctx;
+
+	c->releases++;
+	free(ptr);
+}
+
+/*
+ * PbWatershedCpuIn takes its image-sized scratch from the allocator it is
+ * given (15 bytes a pixel, 19 marker-less), gives all of it back, and
+ * labels as PbWatershedCpu does.
+ */
+void
+test_ws_scratch_allocator(void)
+{
+	Rng			r = {4242};
+	int			w = 61,
+				h = 47;
+	int64_t		n = (int64_t) w * h;
+	void	   *img = RandomImage(&r, w, h, PB_PIX_8BUI, 6);
+	uint32_t   *markers = WsTestAlloc(n * 4);
+	uint32_t   *want = WsTestAlloc(n * 4),
+			   *got = WsTestAlloc(n * 4);
+
+	for (int64_t i = 0; i < n; i += 97)
+		markers[i] = (uint32_t) (i % 5 + 1);
+	for (int mk = 0; mk < 2; mk++)
+	{
+		PbWatershedSpec s = WsTestSpec(w, h, PB_PIX_8BUI, img, NULL, mk ? markers : NULL, 8, true);
+		CountingAlloc c = {0, 0, 0};
+		PbAllocator a = {CountAlloc, NULL, CountRelease, NULL, &c};
+		PbRun		run = {3, 16, NULL, NULL};
+
+		pb_test_context("markers %d", mk);
+		CHECK_INT(PbWatershedCpu(&s, want, &run), PB_OK);
+		CHECK_INT(PbWatershedCpuIn(&s, got, &run, &a), PB_OK);
+		CHECK(memcmp(want, got, (size_t) n * 4) == 0);
+		CHECK_INT(c.allocs, mk ? 5 : 6);
+		CHECK_INT(c.releases, c.allocs);
+		CHECK_INT((int64_t) c.bytes, n * (mk ? 15 : 19));
+	}
+	free(img);
+	free(markers);
+	free(want);
+	free(got);
+}
+
 /*
  * Minima whose first pixel is joined to the rest only rows further down,
  * across the seams of the numbering's bands of rows (any thread count):

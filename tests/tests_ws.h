@@ -14,6 +14,7 @@
 	X(test_ws_serpentine) \
 	X(test_ws_basins_are_minima) \
 	X(test_ws_minima_across_bands) \
+	X(test_ws_scratch_allocator) \
 	X(test_ws_stopped) \
 	X(test_ws_badarg) \
 	X(test_ws_nodata_bands) \

@@ -148,6 +148,15 @@ PbStatus PbWatershedCheck(const PbWatershedSpec *spec);
 PbStatus PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels,
 							  const PbRun *run);
 
+/*
+ * PbWatershedCpu with its image-sized scratch (15 to 19 bytes a pixel:
+ * levels, keys, flags, and marker-less the minima's forest) from scratch,
+ * on the calling thread before any other starts (an allocator that raises
+ * leaves nothing behind); NULL: malloc.
+ */
+PbStatus PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels,
+						  const PbRun *run, const PbAllocator *scratch);
+
 #ifdef __cplusplus
 }
 #endif

@@ -51,6 +51,7 @@ typedef struct WsCtx
 	uint8_t    *seed;			/* nonzero: a seed (marker, or minimum) */
 	uint8_t    *ptr;			/* neighbour index of the pointer, or WS_NO_POINTER */
 	uint8_t    *done;			/* label final (atomic flags while labelling) */
+	uint32_t   *parent;			/* marker-less: the minima's forest (ws_minima.h) */
 	uint32_t   *labels;
 	int64_t		off[8];			/* index offset of neighbour j */
 	int			nside[3];		/* neighbours on each WsSide */
@@ -561,7 +562,8 @@ WatershedPhases(WsCtx *c, const PbRun *run)
 		return st;
 	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
 		return st;
-	if (!c->g.markers && (st = WsNumberMinima(&c->g, c->lv, c->seed, c->labels, run)) != PB_OK)
+	if (!c->g.markers &&
+		(st = WsNumberMinima(&c->g, c->lv, c->seed, c->labels, c->parent, run)) != PB_OK)
 		return st;
 	if ((st = PbParallelFor(run, rows, LabelRows, c)) != PB_OK)
 		return st;
@@ -602,9 +604,39 @@ PbWatershedCheck(const PbWatershedSpec *spec)
 	return PB_ERR_BADARG;
 }
 
+/* One image-sized scratch array: from scratch, else malloc (NULL: out of memory). */
+static void *
+ScratchAlloc(const PbAllocator *scratch, size_t size)
+{
+	return scratch ? scratch->alloc(scratch->ctx, size) : malloc(size);
+}
+
+/* Give back what ScratchAlloc gave (NULL: nothing). */
+static void
+ScratchFree(const PbAllocator *scratch, void *p)
+{
+	if (p == NULL)
+		return;
+	if (scratch)
+		scratch->release(scratch->ctx, p);
+	else
+		free(p);
+}
+
 /* The watershed of spec into labels, on run->threads threads. */
 PbStatus
 PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run)
+{
+	return PbWatershedCpuIn(spec, labels, run, NULL);
+}
+
+/*
+ * The same, its image-sized scratch from scratch: all of it taken first,
+ * on this thread, then the tiles' small arrays (malloc).
+ */
+PbStatus
+PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
+				 const PbAllocator *scratch)
 {
 	WsCtx		c;
 	int64_t		ntiles;
@@ -632,25 +664,28 @@ PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run)
 				c.side[sd][c.nside[sd]] = j;
 				c.sideoff[sd][c.nside[sd]++] = c.off[j];
 			}
-	c.lv = malloc(sizeof(uint32_t) * c.g.n);
-	c.key = malloc(sizeof(uint64_t) * c.g.n);
-	c.seed = malloc(c.g.n);
-	c.ptr = malloc(c.g.n);
-	c.done = malloc(c.g.n);
+	c.lv = ScratchAlloc(scratch, sizeof(uint32_t) * c.g.n);
+	c.key = ScratchAlloc(scratch, sizeof(uint64_t) * c.g.n);
+	c.seed = ScratchAlloc(scratch, c.g.n);
+	c.ptr = ScratchAlloc(scratch, c.g.n);
+	c.done = ScratchAlloc(scratch, c.g.n);
+	if (!c.g.markers)
+		c.parent = ScratchAlloc(scratch, sizeof(uint32_t) * c.g.n);
 	c.active = malloc(ntiles);
 	c.visited = calloc(ntiles, 1);
 	c.border_changed = calloc(ntiles, 1);
 	c.list = malloc(sizeof(int64_t) * ntiles);
-	if (!c.lv || !c.key || !c.seed || !c.ptr || !c.done || !c.active ||
-		!c.visited || !c.border_changed || !c.list)
+	if (!c.lv || !c.key || !c.seed || !c.ptr || !c.done || (!c.g.markers && !c.parent) ||
+		!c.active || !c.visited || !c.border_changed || !c.list)
 		st = PB_ERR_NOMEM;
 	else
 		st = WatershedPhases(&c, run);
-	free(c.lv);
-	free(c.key);
-	free(c.seed);
-	free(c.ptr);
-	free(c.done);
+	ScratchFree(scratch, c.lv);
+	ScratchFree(scratch, c.key);
+	ScratchFree(scratch, c.seed);
+	ScratchFree(scratch, c.ptr);
+	ScratchFree(scratch, c.done);
+	ScratchFree(scratch, c.parent);
 	free(c.active);
 	free(c.visited);
 	free(c.border_changed);

@@ -182,7 +182,7 @@ JoinSeams(MinimaJob *j, const PbRun *run)
 /* See ws_minima.h. */
 PbStatus
 WsNumberMinima(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
-			   uint32_t *labels, const PbRun *run)
+			   uint32_t *labels, uint32_t *parent, const PbRun *run)
 {
 	MinimaJob	j;
 	int64_t		want = (int64_t) (run->threads > 1 ? run->threads : 1) * WS_MINIMA_BANDS_PER_THREAD;
@@ -195,13 +195,10 @@ WsNumberMinima(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
 	j.labels = labels;
 	j.band_rows = (g->height + want - 1) / want;
 	j.bands = (g->height + j.band_rows - 1) / j.band_rows;
-	j.parent = malloc(sizeof(uint32_t) * g->n);
+	j.parent = parent;
 	j.count = malloc(sizeof(uint32_t) * j.bands);
-	if (j.parent == NULL || j.count == NULL)
-	{
-		st = PB_ERR_NOMEM;
-		goto done;
-	}
+	if (j.count == NULL)
+		return PB_ERR_NOMEM;
 	if ((st = PbParallelFor(run, j.bands, BandJoin, &j)) != PB_OK ||
 		(st = JoinSeams(&j, run)) != PB_OK ||
 		(st = PbParallelFor(run, j.bands, BandRoots, &j)) != PB_OK)
@@ -217,7 +214,6 @@ WsNumberMinima(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
 		goto done;
 	st = PbParallelFor(run, j.bands, BandLabel, &j);
 done:
-	free(j.parent);
 	free(j.count);
 	return st;
 }

@@ -138,6 +138,34 @@ int			PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
 						   PbPollFn poll, void *poll_arg,
 						   PbRasterGpuStats *stats, char *err, size_t err_len);
 
+/*
+ * Whether PbGpuWatershed, called now on g, runs spec's image untiled (1)
+ * or in tiles (0); -1 with a reason in err.
+ */
+int			PbGpuWatershedHolds(PbGpu *g, const PbWatershedSpec *spec, char *err, size_t err_len);
+
+/* What one GPU of a call on several did: its tile runs, seconds running them. */
+typedef struct PbGpuShare
+{
+	int64_t		runs;
+	double		busy_s;
+} PbGpuShare;
+
+/*
+ * PbGpuWatershed on the ngpu contexts of gpus together (each driven by a
+ * thread of its own; the calling thread drives the first and is the one
+ * that waits on poll): an image the first holds whole runs there alone;
+ * a larger one is cut into tiles that fit the smallest of their budgets
+ * (and, on several GPUs, a quarter of the image's side at most, so that
+ * tiles run side by side), and each GPU takes the next tile none of whose
+ * neighbours is running, until no tile's border changes.  Same labels as on one GPU, bit for bit.
+ * shares (ngpu of them, or NULL) gets what each GPU did.
+ */
+int			PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec,
+							 uint32_t *labels, PbPollFn poll, void *poll_arg,
+							 PbRasterGpuStats *stats, PbGpuShare *shares,
+							 char *err, size_t err_len);
+
 #ifdef __cplusplus
 }
 #endif

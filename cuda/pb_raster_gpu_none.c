@@ -113,3 +113,22 @@ PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
 	(void) g, (void) spec, (void) labels, (void) poll, (void) poll_arg;
 	return NoCuda(stats, err, err_len);
 }
+
+/* No GPU watershed without CUDA. */
+int
+PbGpuWatershedHolds(PbGpu *g, const PbWatershedSpec *spec, char *err, size_t err_len)
+{
+	(void) g, (void) spec;
+	return NoCuda(NULL, err, err_len);
+}
+
+/* No GPU watershed on several GPUs without CUDA. */
+int
+PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint32_t *labels,
+				 PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats, PbGpuShare *shares,
+				 char *err, size_t err_len)
+{
+	(void) gpus, (void) ngpu, (void) spec, (void) labels, (void) poll, (void) poll_arg,
+		(void) shares;
+	return NoCuda(stats, err, err_len);
+}

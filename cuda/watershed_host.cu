@@ -27,8 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 
+#include "../src/core/raster/tile_sweep.h"
 #include "pb_raster_gpu_test.h"
 #include "watershed_gpu.cuh"
 
@@ -121,22 +123,24 @@ WsRegionBytes(const WsPlan *p, int64_t rw, int64_t rh, bool whole)
 }
 
 /*
- * Choose the tiles: the whole image when it fits the budget, else the
- * largest square interior whose region (with halo) does.  -1 when nothing
- * fits.
+ * Choose the tiles: the whole image when it fits the budget (and no
+ * max_side is set), else the largest square interior whose region (with
+ * halo) does, of max_side at most where set.  -1 when nothing fits.
  */
 static int
-WsPlanTiles(WsPlan *p, size_t budget)
+WsPlanTiles(WsPlan *p, size_t budget, int64_t max_side)
 {
 	p->tw = (int) p->w;
 	p->th = (int) p->h;
 	p->rw = (int) p->w;
 	p->rh = (int) p->h;
-	if (WsRegionBytes(p, p->w, p->h, true) > budget)
+	if (max_side > 0 || WsRegionBytes(p, p->w, p->h, true) > budget)
 	{
 		int64_t		lo = 0,
 					hi = p->w > p->h ? p->w : p->h;
 
+		if (max_side > 0 && max_side < hi)
+			hi = max_side;
 		while (lo < hi)			/* largest side whose region fits */
 		{
 			int64_t		mid = (lo + hi + 1) / 2;
@@ -328,148 +332,310 @@ fail:
 	return -1;
 }
 
-/*
- * The tiled run: sweeps over the marked tiles until none is marked, then
- * the numbering and the lines on the host.  0, 1, or -1 with a reason.
- */
-static int
-WsRunTiled(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *spec,
-		   uint32_t *labels, PbPollFn poll, void *poll_arg, PbRasterGpuStats *st,
-		   char *err, size_t err_len)
+/* One GPU's part of a tiled run. */
+typedef struct WsDev
 {
-	size_t		npix = (size_t) p->w * p->h;
-	size_t		ntiles = (size_t) p->ntx * p->nty;
+	RgCtx	   *c;				/* its raster side, begun (RgBegin) */
+	size_t		budget;
+	struct WsTiledJob *job;
+	WsBufs		b;
+	PbRasterGpuStats st;
+	PbGpuShare	share;
+	int			rc;				/* 0, 1 polled to stop, -1 failed (err) */
+	char		err[256];
+	pthread_t	thread;
+} WsDev;
+
+/* What the GPUs of a tiled run share: the plan, the state, the schedule. */
+typedef struct WsTiledJob
+{
+	const WsPlan *p;
+	const PbWatershedSpec *spec;
+	uint32_t   *labels;
+	char	   *hkeys;			/* keys, in host memory between tile runs */
+	PbTileSweep *sweep;
+	PbPollFn	poll;
+	void	   *poll_arg;
+	WsDev	   *first;			/* the GPU the calling thread drives (it polls) */
+} WsTiledJob;
+
+/*
+ * One GPU's tiles: its buffers, then the tiles the schedule gives it until
+ * none is left, each with its border rings saved before and compared
+ * after (a changed ring marks the neighbours); a failure or a stop stops
+ * every GPU's schedule.
+ */
+static void
+WsDevTiles(WsDev *d)
+{
+	WsTiledJob *j = d->job;
+	const WsPlan *p = j->p;
 	size_t		ring_items = (size_t) 2 * (p->tw + p->th) + 4;
-	char	   *hkeys = (char *) malloc(npix * p->kb);
-	unsigned char *dirty = (unsigned char *) malloc(ntiles);
 	char	   *ring_k = (char *) malloc(ring_items * p->kb);
 	char	   *ring_l = (char *) malloc(ring_items * sizeof(uint32_t));
-	int			rc = -1;
-	int			sweep = 0;
-	bool		any;
+	bool		polls = d == j->first;
+	cudaError_t e;
+	int64_t		t;
 
-	if (hkeys == NULL || dirty == NULL || ring_k == NULL || ring_l == NULL)
+	if ((e = cudaSetDevice(d->c->device)) != cudaSuccess)
 	{
-		snprintf(err, err_len, "out of host memory for a tiled watershed");
-		goto done;
+		snprintf(d->err, sizeof(d->err), "CUDA device setup failed: %s", cudaGetErrorString(e));
+		d->rc = -1;
 	}
-	WsHostFill(hkeys, 0xFF, npix * p->kb);
-	WsHostFill(labels, 0xFF, npix * sizeof(uint32_t));
-	memset(dirty, 1, ntiles);
-	do
+	else if (ring_k == NULL || ring_l == NULL)
 	{
-		any = false;
-		for (size_t k = 0; k < ntiles; k++)
-		{
-			size_t		t = sweep % 2 == 0 ? k : ntiles - 1 - k;
-			int			tx = (int) (t % p->ntx),
-						ty = (int) (t / p->ntx);
-			int			x0 = tx * p->tw,
-						y0 = ty * p->th;
-			int			x1 = x0 + p->tw < p->w ? x0 + p->tw : (int) p->w;
-			int			y1 = y0 + p->th < p->h ? y0 + p->th : (int) p->h;
+		snprintf(d->err, sizeof(d->err), "out of host memory for a tiled watershed");
+		d->rc = -1;
+	}
+	else
+		d->rc = WsAlloc(d->c, p, &d->b, false, d->err, sizeof(d->err));
+	while (d->rc == 0 && (t = PbTileSweepTake(j->sweep, polls)) >= 0)
+	{
+		int			tx = (int) (t % p->ntx),
+					ty = (int) (t / p->ntx);
+		int			x0 = tx * p->tw,
+					y0 = ty * p->th;
+		int			x1 = x0 + p->tw < p->w ? x0 + p->tw : (int) p->w;
+		int			y1 = y0 + p->th < p->h ? y0 + p->th : (int) p->h;
+		double		t0 = WsNowMs();
 
-			if (!dirty[t])
-				continue;
-			dirty[t] = 0;
-			WsRingSave(hkeys, p->kb, p->w, x0, y0, x1, y1, ring_k);
-			WsRingSave(labels, sizeof(uint32_t), p->w, x0, y0, x1, y1, ring_l);
-			rc = WsRunRegion(c, p, b, spec, labels, hkeys, x0, y0, x1, y1, poll, poll_arg,
-							 st, err, err_len);
-			if (rc != 0)
-				goto done;
-			if (WsRingChanged(hkeys, p->kb, p->w, x0, y0, x1, y1, ring_k) ||
-				WsRingChanged(labels, sizeof(uint32_t), p->w, x0, y0, x1, y1, ring_l))
-				for (int dy = -1; dy <= 1; dy++)
-					for (int dx = -1; dx <= 1; dx++)
-					{
-						int			nx = tx + dx,
-									ny = ty + dy;
-
-						if ((dx || dy) && nx >= 0 && nx < p->ntx && ny >= 0 && ny < p->nty)
-						{
-							dirty[(size_t) ny * p->ntx + nx] = 1;
-							any = true;
-						}
-					}
-		}
-		sweep++;
-	} while (any);
-	rc = 0;
-	if (!p->mk && WsHostNumber(labels, (int64_t) npix, err, err_len) != 0)
-		rc = -1;
-	else if (p->lines && WsHostLines(spec, hkeys, labels, err, err_len) != 0)
-		rc = -1;
-done:
-	free(hkeys);
-	free(dirty);
+		WsRingSave(j->hkeys, p->kb, p->w, x0, y0, x1, y1, ring_k);
+		WsRingSave(j->labels, sizeof(uint32_t), p->w, x0, y0, x1, y1, ring_l);
+		d->rc = WsRunRegion(d->c, p, &d->b, j->spec, j->labels, j->hkeys, x0, y0, x1, y1,
+							j->poll, j->poll_arg, &d->st, d->err, sizeof(d->err));
+		if (d->rc != 0)
+			break;
+		PbTileSweepDone(j->sweep, t,
+						WsRingChanged(j->hkeys, p->kb, p->w, x0, y0, x1, y1, ring_k) ||
+						WsRingChanged(j->labels, sizeof(uint32_t), p->w, x0, y0, x1, y1, ring_l));
+		d->share.runs++;
+		d->share.busy_s += (WsNowMs() - t0) / 1e3;
+	}
+	if (d->rc != 0)				/* a failure's reason is in d->err */
+		PbTileSweepStop(j->sweep, d->rc == 1 ? PB_ERR_STOPPED : PB_ERR_UNSUPPORTED);
+	WsFreeBufs(d->c, &d->b);
+	if (cudaStreamSynchronize(d->c->stream) != cudaSuccess && d->rc == 0)
+	{
+		snprintf(d->err, sizeof(d->err), "CUDA failed while freeing: %s",
+				 cudaGetErrorString(cudaGetLastError()));
+		d->rc = -1;
+	}
+	cudaGetLastError();
 	free(ring_k);
 	free(ring_l);
+}
+
+/* pthread entry of a GPU other than the first. */
+static void *
+WsDevMain(void *arg)
+{
+	WsDevTiles((WsDev *) arg);
+	return NULL;
+}
+
+/*
+ * The tiled run on the GPUs of devs (each begun, with the plan's tiles
+ * fitting its budget): the first on the calling thread, the others on
+ * threads of their own, all taking tiles from one schedule until no
+ * border changes; then the numbering and the lines on the host.  0, 1,
+ * or -1 with a reason (the first failure's).
+ */
+static int
+WsRunTiled(WsDev *devs, int ndev, const WsPlan *p, const PbWatershedSpec *spec,
+		   uint32_t *labels, PbPollFn poll, void *poll_arg, char *err, size_t err_len)
+{
+	size_t		npix = (size_t) p->w * p->h;
+	PbRun		run = {1, 0, poll, poll_arg};
+	WsTiledJob	j = {p, spec, labels, (char *) malloc(npix * p->kb),
+	PbTileSweepNew(p->ntx, p->nty, &run), poll, poll_arg, &devs[0]};
+	int			rc = 0;
+
+	if (j.hkeys == NULL || j.sweep == NULL)
+	{
+		snprintf(err, err_len, "out of host memory for a tiled watershed");
+		rc = -1;
+		goto done;
+	}
+	WsHostFill(j.hkeys, 0xFF, npix * p->kb);
+	WsHostFill(labels, 0xFF, npix * sizeof(uint32_t));
+	for (int d = 0; d < ndev; d++)
+	{
+		devs[d].job = &j;
+		/* a GPU whose thread does not start leaves its tiles to the others */
+		if (d > 0 && pthread_create(&devs[d].thread, NULL, WsDevMain, &devs[d]) != 0)
+			devs[d].job = NULL;
+	}
+	WsDevTiles(&devs[0]);
+	for (int d = 1; d < ndev; d++)
+		if (devs[d].job != NULL)
+			pthread_join(devs[d].thread, NULL);
+	for (int d = 0; d < ndev && rc != -1; d++)
+		if (devs[d].rc != 0)
+		{
+			rc = devs[d].rc;
+			if (rc == -1)
+				snprintf(err, err_len, "%s", devs[d].err);
+		}
+	if (rc == 0 && PbTileSweepStatus(j.sweep) == PB_ERR_STOPPED)
+		rc = 1;
+	if (rc == 0 && !p->mk && WsHostNumber(labels, (int64_t) npix, err, err_len) != 0)
+		rc = -1;
+	else if (rc == 0 && p->lines && WsHostLines(spec, j.hkeys, labels, err, err_len) != 0)
+		rc = -1;
+done:
+	free(j.hkeys);
+	PbTileSweepFree(j.sweep);
 	return rc;
 }
 
 /*
- * The watershed of spec on the GPU of g, untiled when it fits what is left
- * of g's budget, else in tiles (see pb_raster_gpu.h for the contract).
+ * The untiled run of the whole image on the GPU of d (begun): buffers,
+ * the region, the buffers freed.  0, 1, or -1 with a reason.
  */
-extern "C" int
-PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
-			   PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats, char *err, size_t err_len)
+static int
+WsRunWhole(WsDev *d, const WsPlan *p, const PbWatershedSpec *spec, uint32_t *labels,
+		   PbPollFn poll, void *poll_arg, char *err, size_t err_len)
 {
-	PbRasterGpuStats st;
-	RgCtx	   *c = NULL;
-	size_t		memory_budget = 0;
-	WsPlan		p;
-	WsBufs		b;
-	bool		whole;
-	int			rc = -1;
+	int			rc = WsAlloc(d->c, p, &d->b, true, err, err_len);
 
-	memset(&st, 0, sizeof(st));
-	memset(&b, 0, sizeof(b));
-	memset(&p, 0, sizeof(p));
-	if (stats)
-		*stats = st;
-	if (PbWatershedCheck(spec) != PB_OK || labels == NULL)
-	{
-		snprintf(err, err_len, "invalid watershed arguments (sizes, pixel type, connectivity or data)");
-		return -1;
-	}
-	p.w = spec->image.width;
-	p.h = spec->image.height;
-	p.ps = PbPixSize(spec->image.type);
-	p.mk = spec->markers != NULL;
-	p.wall = spec->wall != NULL;
-	p.kb = WsKeyBytes(p.mk);
-	p.sync = ws_test_sync != 0;
-	p.lines = spec->lines;
-	if (RgBegin(g, &c, &memory_budget, err, err_len) != 0)
-		return -1;
-	if (WsPlanTiles(&p, memory_budget) != 0)
-	{
-		snprintf(err, err_len, "memory budget of %zu bytes is too small for one tile of the watershed",
-				 memory_budget);
-		goto done;
-	}
-	whole = p.ntx == 1 && p.nty == 1 && p.rw == p.w && p.rh == p.h &&
-		WsRegionBytes(&p, p.w, p.h, true) <= memory_budget;
-	st.tiles = whole ? 1 : p.ntx * p.nty;
-	if (WsAlloc(c, &p, &b, whole, err, err_len) != 0)
-		goto done;
-	if (whole)
-		rc = WsRunRegion(c, &p, &b, spec, labels, NULL, 0, 0, (int) p.w, (int) p.h,
-						 poll, poll_arg, &st, err, err_len);
-	else
-		rc = WsRunTiled(c, &p, &b, spec, labels, poll, poll_arg, &st, err, err_len);
-done:
-	WsFreeBufs(c, &b);
-	if (cudaStreamSynchronize(c->stream) != cudaSuccess && rc == 0)
+	if (rc == 0)
+		rc = WsRunRegion(d->c, p, &d->b, spec, labels, NULL, 0, 0, (int) p->w, (int) p->h,
+						 poll, poll_arg, &d->st, err, err_len);
+	WsFreeBufs(d->c, &d->b);
+	if (cudaStreamSynchronize(d->c->stream) != cudaSuccess && rc == 0)
 	{
 		snprintf(err, err_len, "CUDA failed while freeing: %s", cudaGetErrorString(cudaGetLastError()));
 		rc = -1;
 	}
 	cudaGetLastError();
+	d->share.runs = 1;
+	return rc;
+}
+
+/* The plan of spec's watershed: sizes, key bytes, what it reads and draws. */
+static void
+WsPlanOf(WsPlan *p, const PbWatershedSpec *spec)
+{
+	memset(p, 0, sizeof(*p));
+	p->w = spec->image.width;
+	p->h = spec->image.height;
+	p->ps = PbPixSize(spec->image.type);
+	p->mk = spec->markers != NULL;
+	p->wall = spec->wall != NULL;
+	p->kb = WsKeyBytes(p->mk);
+	p->sync = ws_test_sync != 0;
+	p->lines = spec->lines;
+}
+
+/* Whether plan p runs untiled, with its finishing buffers, in budget. */
+static bool
+WsWhole(WsPlan *p, size_t budget)
+{
+	return WsPlanTiles(p, budget, 0) == 0 && p->ntx == 1 && p->nty == 1 && p->rw == p->w &&
+		p->rh == p->h && WsRegionBytes(p, p->w, p->h, true) <= budget;
+}
+
+/* Whether spec's watershed runs untiled on g now (see pb_raster_gpu.h). */
+extern "C" int
+PbGpuWatershedHolds(PbGpu *g, const PbWatershedSpec *spec, char *err, size_t err_len)
+{
+	RgCtx	   *c;
+	size_t		budget;
+	WsPlan		p;
+	bool		whole;
+
+	if (PbWatershedCheck(spec) != PB_OK)
+	{
+		snprintf(err, err_len, "invalid watershed arguments (sizes, pixel type, connectivity or data)");
+		return -1;
+	}
+	if (RgBegin(g, &c, &budget, err, err_len) != 0)
+		return -1;
+	WsPlanOf(&p, spec);
+	whole = WsWhole(&p, budget);
 	RgEnd(c);
+	return whole ? 1 : 0;
+}
+
+/*
+ * The watershed of spec on the GPUs of gpus, untiled on the first when it
+ * fits what is left of its budget, else in tiles of the smallest budget
+ * among them (see pb_raster_gpu.h for the contract).
+ */
+extern "C" int
+PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint32_t *labels,
+				 PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats, PbGpuShare *shares,
+				 char *err, size_t err_len)
+{
+	PbRasterGpuStats st;
+	WsDev	   *devs = NULL;
+	size_t		budget = 0;
+	WsPlan		p;
+	int			begun = 0;
+	int			rc = -1;
+
+	memset(&st, 0, sizeof(st));
+	if (stats)
+		*stats = st;
+	if (shares && ngpu > 0)
+		memset(shares, 0, (size_t) ngpu * sizeof(PbGpuShare));
+	if (ngpu < 1 || gpus == NULL || PbWatershedCheck(spec) != PB_OK || labels == NULL)
+	{
+		snprintf(err, err_len, "invalid watershed arguments (sizes, pixel type, connectivity or data)");
+		return -1;
+	}
+	if ((devs = (WsDev *) calloc((size_t) ngpu, sizeof(WsDev))) == NULL)
+	{
+		snprintf(err, err_len, "out of host memory for a watershed");
+		return -1;
+	}
+	WsPlanOf(&p, spec);
+	if (RgBegin(gpus[0], &devs[0].c, &devs[0].budget, err, err_len) != 0)
+		goto done;
+	begun = 1;
+	budget = devs[0].budget;
+	if (WsWhole(&p, budget))
+	{
+		st.tiles = 1;
+		rc = WsRunWhole(&devs[0], &p, spec, labels, poll, poll_arg, err, err_len);
+		goto done;
+	}
+	for (; begun < ngpu; begun++)
+	{
+		if (RgBegin(gpus[begun], &devs[begun].c, &devs[begun].budget, err, err_len) != 0)
+			goto done;
+		budget = devs[begun].budget < budget ? devs[begun].budget : budget;
+	}
+	/* several GPUs: a quarter of the side at most, so that tiles run side by side */
+	if (WsPlanTiles(&p, budget, ngpu > 1 ? ((p.w > p.h ? p.w : p.h) + 3) / 4 : 0) != 0)
+	{
+		snprintf(err, err_len, "memory budget of %zu bytes is too small for one tile of the watershed",
+				 budget);
+		goto done;
+	}
+	st.tiles = p.ntx * p.nty;
+	rc = WsRunTiled(devs, ngpu, &p, spec, labels, poll, poll_arg, err, err_len);
+done:
+	for (int d = 0; d < begun; d++)
+	{
+		st.rounds += devs[d].st.rounds;
+		st.overflows += devs[d].st.overflows;
+		st.kernel_ms += devs[d].st.kernel_ms;
+		st.transfer_ms += devs[d].st.transfer_ms;
+		if (shares)
+			shares[d] = devs[d].share;
+		RgEnd(devs[d].c);
+	}
+	free(devs);
 	if (stats)
 		*stats = st;
 	return rc;
+}
+
+/* The watershed of spec on the GPU of g (see pb_raster_gpu.h). */
+extern "C" int
+PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
+			   PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats, char *err, size_t err_len)
+{
+	return PbGpuWatershedOn(&g, 1, spec, labels, poll, poll_arg, stats, NULL, err, err_len);
 }

@@ -52,7 +52,8 @@ ReportGpu(const PbRasterGpuStats *stats)
 
 /*
  * A hybrid run's account: the compute stage on device hybrid, the GPUs'
- * kernels and copies, and each device's busy seconds and regions (ranges).
+ * kernels and copies, and each device's busy seconds and regions (ranges,
+ * tiles); no cpu row where cpu_regions < 0 (the CPU threads took none).
  */
 static void
 ReportHybrid(const PbRasterGpuStats *gpu, int ndev, const double *busy, const int64 *regions,
@@ -62,7 +63,8 @@ ReportHybrid(const PbRasterGpuStats *gpu, int ndev, const double *busy, const in
 	PbRasterReportGpu(gpu);
 	for (int d = 0; d < ndev; d++)
 		PbRasterReportTiles("busy", ndev == 1 ? "gpu" : psprintf("gpu %d", d), busy[d], regions[d]);
-	PbRasterReportTiles("busy", "cpu", cpu_busy, cpu_regions);
+	if (cpu_regions >= 0)
+		PbRasterReportTiles("busy", "cpu", cpu_busy, cpu_regions);
 }
 
 /* A reconstruction's arguments, for its GPU work. */
@@ -382,6 +384,8 @@ typedef struct WatershedArgs
 	const PbWatershedSpec *spec;
 	uint32	   *labels;
 	PbRasterGpuStats stats;
+	bool		hybrid;			/* ran on every GPU together */
+	const char *caller;
 } WatershedArgs;
 
 /* PbGpuWork: the watershed on the GPU. */
@@ -395,21 +399,58 @@ WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 }
 
 /*
- * The watershed of spec into labels, on the GPU when wanted and working;
- * a spec the core refuses is a bug of the caller, not of the user.
+ * PbGpuWork, pixelbox.device = hybrid: an image the first GPU holds whole
+ * runs there alone; a larger one runs in tiles on every GPU together.  The
+ * CPU threads take no tiles (the automaton runs on GPUs only): they draw
+ * the lines and number the basins after.
+ */
+static int
+WatershedOnGpus(PbGpu *g, void *arg, char *err, size_t err_len)
+{
+	WatershedArgs *a = (WatershedArgs *) arg;
+	PbGpu	   *gpus[PB_MAX_GPUS];
+	PbGpuShare	shares[PB_MAX_GPUS];
+	double		busy[PB_MAX_GPUS];
+	int64		runs[PB_MAX_GPUS];
+	int			ndev,
+				rc;
+	int			holds = PbGpuWatershedHolds(g, a->spec, err, err_len);
+
+	if (holds != 0)
+		return holds < 0 ? -1 : WatershedOnGpu(g, arg, err, err_len);
+	ndev = PbGpuRasterDevices(g, gpus, a->caller);
+	rc = PbGpuWatershedOn(gpus, ndev, a->spec, a->labels, PbInterruptArrived, NULL, &a->stats,
+						  shares, err, err_len);
+	if (rc != 0)
+		return rc;
+	a->hybrid = true;
+	for (int d = 0; d < ndev; d++)
+	{
+		busy[d] = shares[d].busy_s;
+		runs[d] = shares[d].runs;
+	}
+	ReportHybrid(&a->stats, ndev, busy, runs, 0, -1);
+	return 0;
+}
+
+/*
+ * The watershed of spec into labels, on the GPU when wanted and working
+ * (with pixelbox.device = hybrid, a tiled one on every GPU together); a
+ * spec the core refuses is a bug of the caller, not of the user.
  */
 void
 PbRunWatershed(const PbWatershedSpec *spec, uint32 *labels, const char *caller)
 {
 	PbRun		run = PbCpuRun();
-	WatershedArgs a = {spec, labels};
+	WatershedArgs a = {spec, labels, .caller = caller};
 	int			st;
 
 	CheckStatus(PbWatershedCheck(spec), caller);
-	st = PbGpuTry(caller, WatershedOnGpu, &a);
+	st = PbGpuTry(caller, pb_device == PB_DEVICE_HYBRID ? WatershedOnGpus : WatershedOnGpu, &a);
 	if (st == 0)
 	{
-		ReportGpu(&a.stats);
+		if (!a.hybrid)
+			ReportGpu(&a.stats);
 		return;
 	}
 	if (st == 1)

@@ -6,8 +6,9 @@
  * pixel type, 4 and 8 connectivity, with and without markers, walls and
  * lines, sizes from 1x1 to odd non-square ones), and PbWatershedCpu on
  * 1024^2 to 2048^2 images; a tiny memory budget (tiles) must equal an
- * untiled run, the synchronous automaton the block-asynchronous one, and
- * repeated runs each other; polling and bad arguments.  Timings at
+ * untiled run (also on two GPUs taking the tiles together), the
+ * synchronous automaton the block-asynchronous one, and repeated runs
+ * each other; polling and bad arguments.  Timings at
  * 2048^2 and 8192^2 are printed with PB_TEST_VERBOSE=1 (32768^2 too with
  * PB_WS_HUGE=1).  Built only into pb_gpu_tests (make gpu-check), which
  * needs a CUDA device.
@@ -737,6 +738,108 @@ test_wsgpu_poll(void)
 	WgFree(&c);
 	free(g);
 	free(want);
+}
+
+/*
+ * Two GPUs take the tiles together (two contexts: on device 1 where there
+ * is one, else both on device 0), with budgets of a few tiles, equal or
+ * not: the labels equal one GPU's untiled run on every kind, with and
+ * without markers, walls and lines, and the tiles ran on both; an image
+ * the first holds whole runs there alone; one it does not hold runs in
+ * tiles of a quarter of its side at most; a stop gives 1; a GPU whose
+ * budget holds no tile fails the call with the reason.
+ */
+void
+test_wsgpu_multi(void)
+{
+	char		err[256] = "";
+	int			count = PbGpuProbe(err, sizeof(err));
+	PbGpu	   *g[2] = {TestGpu(WG_BUDGET), NULL};
+	Rng			r = {67};
+	int			w = 613,
+				h = 509;
+	uint32_t   *a = WgMalloc(sizeof(uint32_t) * w * h);
+	uint32_t   *b = WgMalloc(sizeof(uint32_t) * w * h);
+	int64_t		runs[2] = {0, 0};
+
+	if (g[0] == NULL)
+		goto done;
+	if ((g[1] = PbGpuOpen(150000, count > 1 ? 1 : 0, err, sizeof(err))) == NULL)
+	{
+		pb_check_fail(__FILE__, __LINE__, "a second context: %s", err);
+		goto done;
+	}
+	for (int kind = 0; kind < WG_KINDS; kind++)
+		for (int mode = 0; mode < 2; mode++)
+		{
+			WgCase		c = WgNew(w, h, kind == WG_SPECIAL ? PB_PIX_32BF : PB_PIX_8BUI);
+			PbWatershedSpec s;
+			PbRasterGpuStats st;
+			PbGpuShare	sh[2];
+			int			rc;
+
+			WgFill(&c, &r, kind);
+			if (mode)
+				WgMarkers(&c, &r, 0.002, 9);
+			if (kind == WG_CONES || kind == WG_NOISE)
+				WgWalls(&c, &r, 0.05);
+			s = WgSpec(&c, kind % 2 ? 4 : 8, mode == kind % 2);
+			pb_test_context("%s markers %d lines %d", wg_kind_names[kind], mode, (int) s.lines);
+			if (WgGpu(&s, a, WG_BUDGET, NULL))
+			{
+				PbGpuSetBudget(g[0], kind % 3 == 0 ? 150000 : 90000);
+				rc = PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err));
+				if (rc != 0)
+					pb_check_fail(__FILE__, __LINE__, "two GPUs: returned %d: %s", rc, err);
+				else
+				{
+					WgSame(b, a, w, h, "two GPUs vs one, untiled");
+					CHECK(st.tiles >= 12);
+					CHECK(sh[0].runs + sh[1].runs >= st.tiles);
+					runs[0] += sh[0].runs;
+					runs[1] += sh[1].runs;
+				}
+			}
+			WgFree(&c);
+		}
+	pb_test_note("tile runs: first GPU %lld, second %lld", (long long) runs[0], (long long) runs[1]);
+	CHECK(runs[0] > 0 && runs[1] > 0);
+
+	{
+		WgCase		c = WgNew(300, 300, PB_PIX_8BUI);
+		PbWatershedSpec s;
+		PbRasterGpuStats st;
+		PbGpuShare	sh[2];
+
+		WgSpiral(&c.img, &r);
+		s = WgSpec(&c, 4, true);
+		PbGpuSetBudget(g[0], WG_BUDGET);
+		CHECK_INT(PbGpuWatershedHolds(g[0], &s, err, sizeof(err)), 1);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
+		CHECK(st.tiles == 1 && sh[0].runs == 1 && sh[1].runs == 0);
+		if (WgGpu(&s, a, WG_BUDGET, NULL))
+			WgSame(b, a, 300, 300, "whole on the first of two");
+		PbGpuSetBudget(g[0], 600000);
+		PbGpuSetBudget(g[1], 600000);
+		CHECK_INT(PbGpuWatershedHolds(g[0], &s, err, sizeof(err)), 0);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
+		CHECK_INT(st.tiles, 16);	/* a quarter of the side, though larger tiles fit */
+		WgSame(b, a, 300, 300, "tiles of a quarter of the side");
+		PbGpuSetBudget(g[0], 50000);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, WgPollStop, NULL, NULL, NULL, err, sizeof(err)), 1);
+		PbGpuSetBudget(g[1], 64);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
+		CHECK_STR_HAS(err, "too small for one tile");
+		CHECK_INT(PbGpuWatershedOn(g, 0, &s, b, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
+		CHECK_STR_HAS(err, "invalid watershed arguments");
+		PbGpuSetBudget(g[0], WG_BUDGET);
+		WgFree(&c);
+	}
+done:
+	if (g[1] != NULL)
+		PbGpuClose(g[1]);
+	free(a);
+	free(b);
 }
 
 /* Bad arguments fail with a reason. */

@@ -1,8 +1,9 @@
 /*
  * tests_ws.h: the tests of tests/test_watershed.c (the CPU watershed
  * against the reference automaton and hand-worked results),
- * tests/test_ws_poll.c (its polls) and tests/test_ws_large.c (whole tiles
- * with wide plateaus), in order.
+ * tests/test_ws_poll.c (its polls), tests/test_ws_large.c (whole tiles
+ * with wide plateaus) and tests/test_tile_sweep.c (the schedule of the
+ * GPUs' tiles), in order.
  */
 #ifndef PB_TESTS_WS_H
 #define PB_TESTS_WS_H
@@ -19,6 +20,9 @@
 	X(test_ws_badarg) \
 	X(test_ws_nodata_bands) \
 	X(test_ws_minima_poll) \
-	X(test_ws_large_plateaus)
+	X(test_ws_large_plateaus) \
+	X(test_tile_sweep_fixed_point) \
+	X(test_tile_sweep_order) \
+	X(test_tile_sweep_stop_and_badarg)
 
 #endif

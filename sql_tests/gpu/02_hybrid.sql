@@ -1,8 +1,8 @@
 -- pixelbox.device = hybrid (GPU schedule): reconstruction on the CPU threads
 -- and the GPU together gives the CPU's answer, byte for byte, on a maze whose
 -- flood crosses the 512-pixel cells again and again, single values and
--- coverages, and so does the distance transform; pb_raster_report shows
--- what each device ran.  A small
+-- coverages, and so does the distance transform, and the watershed on the
+-- GPUs' tiles; pb_raster_report shows what each device ran.  A small
 -- gpu_memory makes the images too large for the GPU alone (hybrid runs them
 -- there whole when they fit, as the last query shows).  pixelbox.gpus = 1
 -- (the first GPU) until every GPU of the machine runs the maze together.
@@ -35,7 +35,9 @@ SET pixelbox.device = cpu;
 CREATE TABLE want AS
 SELECT md5(pb_reconstruct(marker, mask)) AS recon, md5(pb_reconstruct(marker, mask, 4)) AS recon4,
 	   md5(pb_fill_holes(mask, 8)) AS filled, md5(pb_distance_transform(mask)) AS dist,
-	   md5(pb_distance_transform(mask, 1, ARRAY[2.5, 0.5], true)) AS dist_index FROM maze;
+	   md5(pb_distance_transform(mask, 1, ARRAY[2.5, 0.5], true)) AS dist_index,
+	   md5(pb_watershed(mask, NULL, 8, NULL, true)) AS ws,
+	   md5(pb_watershed(mask, marker, 4, mask)) AS ws_marker FROM maze;
 SET pixelbox.device = hybrid;
 SET pixelbox.gpu_memory = '16MB';
 SET pixelbox.gpus = 1;
@@ -59,6 +61,13 @@ FROM maze;
 SELECT stage, device, tiles > 0 AS ran FROM pb_raster_report()
 WHERE stage IN ('compute', 'busy') ORDER BY stage, device;
 SET pixelbox.cpu_threads = 4;
+-- watersheds: the GPUs' tiles (the CPU threads take none), marker-less
+-- with lines, and flooded from the marker through the whole maze
+SELECT md5(pb_watershed(mask, NULL, 8, NULL, true)) = (SELECT ws FROM want) AS same_ws,
+	   md5(pb_watershed(mask, marker, 4, mask)) = (SELECT ws_marker FROM want) AS same_ws_marker
+FROM maze;
+SELECT stage, device, tiles > 0 AS ran FROM pb_raster_report()
+WHERE stage IN ('compute', 'busy') ORDER BY stage, device;
 -- the flood reached the bottom corridor
 SELECT get_byte(pb_reconstruct(marker, mask), 63 + 1299 * 2500 + 1000) AS bottom FROM maze;
 
@@ -87,6 +96,10 @@ FROM dist_cpu c JOIN dist_hybrid h USING (tile_x, tile_y);
 SET pixelbox.gpus = 0;
 SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8,
 	   md5(pb_fill_holes(mask, 8)) = (SELECT filled FROM want) AS same_filled FROM maze;
+SELECT count(*) FILTER (WHERE device LIKE 'gpu%' AND tiles > 0) >= 1 AS a_gpu_ran
+FROM pb_raster_report() WHERE stage = 'busy';
+SELECT md5(pb_watershed(mask, marker, 4, mask)) = (SELECT ws_marker FROM want) AS same_ws_marker
+FROM maze;
 SELECT count(*) FILTER (WHERE device LIKE 'gpu%' AND tiles > 0) >= 1 AS a_gpu_ran
 FROM pb_raster_report() WHERE stage = 'busy';
 CREATE TABLE cov_gpus AS SELECT * FROM pb_coverage_fill_holes_wkb('SELECT rast FROM tiles', 8);

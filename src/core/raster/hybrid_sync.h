@@ -1,6 +1,6 @@
 /*
- * hybrid_sync.h: what the hybrid schedulers of the raster core
- * (recon_hybrid.c, edt_hybrid.c) share: one lock over the schedule, one
+ * hybrid_sync.h: what the schedulers of the raster core (recon_hybrid.c,
+ * edt_hybrid.c, tile_sweep.c) share: one lock over the schedule, one
  * condition its workers sleep on, and the run's stop.  The calling thread
  * is the one worker that polls run->poll; it sleeps at most 20 ms at a
  * time so that a cancel is seen while others work.  Internal to the

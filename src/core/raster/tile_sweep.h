@@ -1,0 +1,61 @@
+/*
+ * tile_sweep.h: the schedule of a tiled fixed-point run on several workers
+ * (the GPU watershed's tiles on one or several GPUs): a grid of tiles,
+ * each marked to run; a worker takes a marked tile none of whose eight
+ * neighbours is running, so that a tile's run reads a halo that no one
+ * writes meanwhile and the run is equal to some serial order of the same
+ * tile runs; a tile whose border changed marks its neighbours to run
+ * again.  Tiles are taken in sweeps over the grid, alternately forwards
+ * and backwards, so that a flood crosses the grid in few sweeps; the run
+ * is over when no tile is marked and none runs.  Thread-safe.
+ */
+#ifndef PB_TILE_SWEEP_H
+#define PB_TILE_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../base/pb_base.h"
+
+#ifdef __cplusplus
+extern "C"
+{
+#endif
+
+typedef struct PbTileSweep PbTileSweep;
+
+/*
+ * A schedule of ntx x nty tiles, every one marked; run's poll is asked by
+ * the worker that takes with polls set.  NULL when out of memory or the
+ * grid is empty.
+ */
+PbTileSweep *PbTileSweepNew(int ntx, int nty, const PbRun *run);
+
+/* Free a schedule. */
+void		PbTileSweepFree(PbTileSweep *s);
+
+/*
+ * Take the next tile to run (its index, row-major), sleeping while every
+ * marked tile has a running neighbour; -1 when the run is over or
+ * stopped (PbTileSweepStatus says which).  The polling worker (polls)
+ * asks the run's poll while it waits, and stops the run when told.
+ */
+int64_t		PbTileSweepTake(PbTileSweep *s, bool polls);
+
+/* Tile t, taken, has run; changed: its border changed (its neighbours run again). */
+void		PbTileSweepDone(PbTileSweep *s, int64_t t, bool changed);
+
+/* Stop the run for why: every take returns -1 from now on. */
+void		PbTileSweepStop(PbTileSweep *s, PbStatus why);
+
+/* PB_OK, or why the run stopped. */
+PbStatus	PbTileSweepStatus(PbTileSweep *s);
+
+/* Tile runs done so far. */
+int64_t		PbTileSweepRuns(PbTileSweep *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* PB_TILE_SWEEP_H */

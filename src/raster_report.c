@@ -23,7 +23,8 @@
 typedef struct ReportRow
 {
 	const char *stage;
-	const char *device;			/* NULL: the host's own work */
+	bool		on_device;		/* false: the host's own work */
+	char		device[32];		/* a copy: callers' names may be built per call */
 	double		seconds;
 	int64		tiles;			/* -1: not a count of tiles */
 } ReportRow;
@@ -50,7 +51,7 @@ AddRow(const char *stage, const char *device, double seconds, int64 tiles)
 		return;
 	for (int i = 0; i < report.n; i++)
 		if (strcmp(report.rows[i].stage, stage) == 0 &&
-			(report.rows[i].device == NULL) == (device == NULL) &&
+			report.rows[i].on_device == (device != NULL) &&
 			(device == NULL || strcmp(report.rows[i].device, device) == 0))
 		{
 			report.rows[i].seconds += seconds;
@@ -59,7 +60,13 @@ AddRow(const char *stage, const char *device, double seconds, int64 tiles)
 			return;
 		}
 	if (report.n < MAX_STAGES)
-		report.rows[report.n++] = (ReportRow) {stage, device, seconds, tiles};
+	{
+		ReportRow  *r = &report.rows[report.n++];
+
+		*r = (ReportRow) {stage, device != NULL, "", seconds, tiles};
+		if (device != NULL)
+			strlcpy(r->device, device, sizeof(r->device));
+	}
 }
 
 /* A raster call starts: forget the last one and start the clock. */
@@ -139,12 +146,12 @@ pb_raster_report(PG_FUNCTION_ARGS)
 	for (int i = 0; i < report.n; i++)
 	{
 		Datum		v[5];
-		bool		nulls[5] = {false, false, report.rows[i].device == NULL, false,
+		bool		nulls[5] = {false, false, !report.rows[i].on_device, false,
 		report.rows[i].tiles < 0};
 
 		v[0] = CStringGetTextDatum(report.operation);
 		v[1] = CStringGetTextDatum(report.rows[i].stage);
-		v[2] = report.rows[i].device ? CStringGetTextDatum(report.rows[i].device) : (Datum) 0;
+		v[2] = report.rows[i].on_device ? CStringGetTextDatum(report.rows[i].device) : (Datum) 0;
 		v[3] = Float8GetDatum(report.rows[i].seconds);
 		v[4] = Int64GetDatum(report.rows[i].tiles);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);

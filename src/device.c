@@ -23,8 +23,8 @@
  * computes on the CPU.  Raster operations run on the context's raster
  * side, beside polygon work, within what is left of the budget.
  *
- * That context is on the first GPU CUDA lists.  A hybrid reconstruction
- * also drives the others (up to pixelbox.gpus): each gets a raster-only
+ * That context is on the first GPU CUDA lists.  A hybrid reconstruction,
+ * distance transform or watershed also drives the others (up to pixelbox.gpus): each gets a raster-only
  * context of its own, opened on first use with the same budget and kept
  * for the backend's life, each driven by its own thread.
  */

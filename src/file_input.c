@@ -284,16 +284,32 @@ ParsePoll(void *arg)
  * Move the parsed files into the set pair in list order, up to and with
  * the first bad file (its polygons before the bad line), then raise that
  * file's error: the SRID checks and the error come out as a sequential
- * reader would give them.
+ * reader would give them.  A cancel is taken between files.
  */
 static void
 MergeFiles(SetsState *sets, const FileList *fl, PbFileParse *files)
 {
+	PbBatch    *all = PbSetsBatch(sets);
+	uint64		need[4] = {all->nshapes, all->nrings, all->nipts, all->ndpts};
+
+	/* room for every file at once, so that no array is regrown and copied per file */
+	for (int i = 0; i < fl->n; i++)
+	{
+		need[0] += files[i].batch.nshapes;
+		need[1] += files[i].batch.nrings;
+		need[2] += files[i].batch.nipts;
+		need[3] += files[i].batch.ndpts;
+	}
+	if (Max(Max(need[0], need[1]), Max(need[2], need[3])) <= PG_UINT32_MAX)
+		PbBatchReserve(all, (uint32) need[0], (uint32) need[1], (uint32) need[2],
+					   (uint32) need[3]);
 	for (int i = 0; i < fl->n; i++)
 	{
 		PbFileParse *fp = &files[i];
 		PbBatch    *b = PbSetsBatch(sets);
 		uint32		base = b->nshapes;
+
+		CHECK_FOR_INTERRUPTS();	/* a file's copy is a long step: cancel between them */
 
 		PbBatchAppend(b, &fp->batch);
 		PbBatchFree(&fp->batch);

@@ -141,7 +141,7 @@ _PG_init(void)
 {
 	DefineCustomEnumVariable("pixelbox.device",
 							 "Where jaccard_gpu and pb_cross_compare compute intersection areas.",
-							 "auto uses a GPU when one is usable, cpu never touches CUDA, gpu raises an error when no GPU exists, hybrid runs reconstructions and distance transforms the GPU cannot take at once on the CPU threads and the GPUs together (otherwise as auto). Parallel workers always use the CPU.",
+							 "auto uses a GPU when one is usable, cpu never touches CUDA, gpu raises an error when no GPU exists, hybrid runs reconstructions and distance transforms the GPU cannot take at once on the CPU threads and the GPUs together, and the tiles of a watershed it cannot hold on every GPU (otherwise as auto). Parallel workers always use the CPU.",
 							 &pb_device, PB_DEVICE_AUTO, device_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("pixelbox.cpu_method",
@@ -180,7 +180,7 @@ _PG_init(void)
 							&pb_host_memory_mb, 0, 0, INT_MAX / 2,
 							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("pixelbox.gpus",
-							"GPUs a hybrid reconstruction or distance transform may use, the first ones CUDA lists.",
+							"GPUs a hybrid reconstruction, distance transform or watershed may use, the first ones CUDA lists.",
 							"0 means every GPU of the server. Each holds up to pixelbox.gpu_memory; other GPU work uses the first.",
 							&pb_gpus, 0, 0, PB_MAX_GPUS,
 							PGC_USERSET, 0, NULL, NULL, NULL);

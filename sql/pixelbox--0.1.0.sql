@@ -115,6 +115,12 @@ CREATE FUNCTION pb_device_info(OUT device text, OUT gpu_batches bigint, OUT gpu_
 COMMENT ON FUNCTION pb_device_info() IS
 	'This backend''s GPU (or why none is used), the batches and pairs it computed, and how many GPU failures fell back to the CPU.';
 
+CREATE FUNCTION pb_gpu_warm() RETURNS integer
+	AS 'MODULE_PATHNAME', 'pb_gpu_warm'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION pb_gpu_warm() IS
+	'Opens now the GPUs this backend''s raster work would use (the first; with pixelbox.device = hybrid every GPU of pixelbox.gpus), so that the session''s first call does not wait for them; returns how many are open (0 with device cpu or no GPU).';
+
 -- Two sets in one scan -------------------------------------------------------
 
 -- Figures of the pairs, not of a matching: for the metrics papers report

@@ -44,6 +44,18 @@ SELECT jaccard_gpu(p.geom, q.geom) = (SELECT (c).jaccard_mean FROM on_cpu) AS fi
 FROM dev_a p, dev_b q WHERE p.geom && q.geom;
 RESET pixelbox.gpu_fault;
 RESET pixelbox.device;
+-- pb_gpu_warm opens no GPU for the CPU, and warms as the work would fail:
+-- one WARNING, none open (with or without a GPU)
+SET pixelbox.device = cpu;
+SELECT pb_gpu_warm() AS cpu_warms_nothing;
+SET pixelbox.gpu_fault = open;
+SELECT pb_gpu_warm() AS cpu_ignores_the_fault;
+SET pixelbox.device = hybrid;
+SELECT pb_gpu_warm() AS hybrid_failed_open;
+SET pixelbox.device = gpu;
+SELECT pb_gpu_warm() AS gpu_failed_open;
+RESET pixelbox.gpu_fault;
+RESET pixelbox.device;
 -- pixelbox.device = cpu never reports a GPU problem
 SET pixelbox.device = cpu;
 SET pixelbox.gpu_fault = open;

@@ -14,5 +14,7 @@ SELECT encode(pb_fill_holes(decode('0100000100000000000000f03f000000000000f0bf00
 -- and the watershed: the 0 is the one minimum, every pixel its basin
 SELECT encode(pb_watershed(decode('0100000100000000000000f03f000000000000f0bf0000000000000000000000000000'
 	'00000000000000000000000000000000000000000000030001000400010001', 'hex')), 'hex') AS basins;
+-- and opening the GPUs ahead of the work
+SELECT pb_gpu_warm() AS warmed;
 \set VERBOSITY default
 RESET pixelbox.device;

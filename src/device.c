@@ -261,36 +261,72 @@ PbGpuTry(const char *caller, PbGpuWork work, void *arg)
 	return st;
 }
 
+/* The GPUs of a hybrid run still to open, opened on the CPU threads. */
+typedef struct GpuOpening
+{
+	size_t		budget;
+	int			device[PB_MAX_GPUS];	/* item i opens device[i] */
+	PbGpu	   *opened[PB_MAX_GPUS];	/* or NULL, with why[i] */
+	char		why[PB_MAX_GPUS][256];
+} GpuOpening;
+
+/*
+ * PbParItemFn: open one device's context.  Opening a context takes a
+ * fraction of a second; the devices of a run open side by side, so that
+ * the first call of a session on four GPUs waits for one opening, not four.
+ */
+static void
+OpenOneGpu(void *arg, int64_t i)
+{
+	GpuOpening *o = (GpuOpening *) arg;
+
+	o->opened[i] = PbGpuOpen(o->budget, o->device[i], o->why[i], sizeof(o->why[i]));
+}
+
 /*
  * The contexts of a hybrid run's GPUs into out (PB_MAX_GPUS of room):
  * first (the backend's context, on device 0), then those of devices 1, 2,
  * ... up to pixelbox.gpus (0: every device CUDA lists), opened on first
- * use with the budget of pixelbox.gpu_memory.  A device that fails to open
- * gives one WARNING and is left out.  Returns how many.
+ * use, all at once, with the budget of pixelbox.gpu_memory.  A device that
+ * fails to open gives one WARNING and is left out.  Returns how many.
  */
 int
 PbGpuRasterDevices(PbGpu *first, PbGpu **out, const char *caller)
 {
 	char		why[256];
-	size_t		budget = (size_t) pb_gpu_memory_mb << 20;
+	GpuOpening	o = {.budget = (size_t) pb_gpu_memory_mb << 20};
 	int			count = PbGpuProbe(why, sizeof(why));
-	int			n = 1;
+	int			nopen = 0,
+				n = 1;
 
 	out[0] = first;
 	if (pb_gpus > 0)
 		count = Min(count, pb_gpus);
-	for (int d = 1; d < Min(count, PB_MAX_GPUS); d++)
+	count = Min(count, PB_MAX_GPUS);
+	for (int d = 1; d < count; d++)
+		if (more_gpus[d] == NULL)
+			o.device[nopen++] = d;
+	if (nopen > 0)
 	{
-		if (more_gpus[d] == NULL && (more_gpus[d] = PbGpuOpen(budget, d, why, sizeof(why))) == NULL)
-		{
-			ereport(WARNING,
-					(errmsg("%s: GPU %d could not be opened, computing without it", caller, d),
-					 errdetail("%s", why)));
-			continue;
-		}
-		PbGpuSetBudget(more_gpus[d], budget);
-		out[n++] = more_gpus[d];
+		PbRun		run = {.threads = nopen};
+
+		(void) PbParallelFor(&run, nopen, OpenOneGpu, &o);
 	}
+	for (int i = 0; i < nopen; i++)
+	{
+		more_gpus[o.device[i]] = o.opened[i];
+		if (o.opened[i] == NULL)
+			ereport(WARNING,
+					(errmsg("%s: GPU %d could not be opened, computing without it",
+							caller, o.device[i]),
+					 errdetail("%s", o.why[i])));
+	}
+	for (int d = 1; d < count; d++)
+		if (more_gpus[d] != NULL)
+		{
+			PbGpuSetBudget(more_gpus[d], o.budget);
+			out[n++] = more_gpus[d];
+		}
 	return n;
 }
 
@@ -342,4 +378,27 @@ pb_device_info(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum(gpu_pairs);
 	values[3] = Int64GetDatum(fallbacks);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(tupdesc), values, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(pb_gpu_warm);
+/*
+ * Open now the GPU contexts this backend's raster work would use under
+ * the current settings (the first GPU; with pixelbox.device = hybrid
+ * every GPU of pixelbox.gpus), so that a session's first call does not
+ * wait for them (a context takes a fraction of a second to open); how
+ * many are open.  0 with pixelbox.device = cpu, in a parallel worker, or
+ * without a GPU under auto and hybrid; a failure to open warns as the
+ * work would.
+ */
+Datum
+pb_gpu_warm(PG_FUNCTION_ARGS)
+{
+	const char *caller = "pb_gpu_warm";
+	const PbGpuOpener *opener;
+	PbGpu	   *g;
+	PbGpu	   *gpus[PB_MAX_GPUS];
+
+	if (!Acquire(caller, PB_GPU_FOR_RASTERS, &opener, &g))
+		PG_RETURN_INT32(0);
+	PG_RETURN_INT32(pb_device == PB_DEVICE_HYBRID ? PbGpuRasterDevices(g, gpus, caller) : 1);
 }

@@ -41,6 +41,8 @@ SELECT md5(pb_reconstruct(marker, mask)) AS recon, md5(pb_reconstruct(marker, ma
 SET pixelbox.device = hybrid;
 SET pixelbox.gpu_memory = '16MB';
 SET pixelbox.gpus = 1;
+-- opened ahead of the work: one GPU under pixelbox.gpus = 1
+SELECT pb_gpu_warm() AS warmed_one;
 SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8,
 	   md5(pb_reconstruct(marker, mask, 4)) = (SELECT recon4 FROM want) AS same_4,
 	   md5(pb_fill_holes(mask, 8)) = (SELECT filled FROM want) AS same_filled
@@ -94,6 +96,8 @@ FROM dist_cpu c JOIN dist_hybrid h USING (tile_x, tile_y);
 -- every GPU of the machine, one or several (each with a context and a
 -- thread of its own): the same answer, and a GPU ran blocks
 SET pixelbox.gpus = 0;
+-- every GPU opened at once, ahead of the work; a second call finds them open
+SELECT pb_gpu_warm() >= 1 AS warmed, pb_gpu_warm() = pb_gpu_warm() AS kept;
 SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8,
 	   md5(pb_fill_holes(mask, 8)) = (SELECT filled FROM want) AS same_filled FROM maze;
 SELECT count(*) FILTER (WHERE device LIKE 'gpu%' AND tiles > 0) >= 1 AS a_gpu_ran

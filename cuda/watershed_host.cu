@@ -108,6 +108,18 @@ WsStageRows(const WsPlan *p, int64_t rw, int64_t rh)
 	return (int) (rows < (size_t) rh ? rows : (size_t) rh);
 }
 
+/*
+ * Bytes of the staging buffer of plan p (sized by its largest region).
+ * A smaller region stages as many of its own rows as fit in it
+ * (WsRunRegion): a narrower region stages more rows at once, never more
+ * bytes.
+ */
+static size_t
+WsStageBytes(const WsPlan *p)
+{
+	return (size_t) WsStageRows(p, p->rw, p->rh) * WsStageRowBytes(p, p->rw);
+}
+
 /* Device bytes of a rw x rh region; whole: with the finishing buffers. */
 static size_t
 WsRegionBytes(const WsPlan *p, int64_t rw, int64_t rh, bool whole)
@@ -169,7 +181,7 @@ static int
 WsAlloc(RgCtx *c, const WsPlan *p, WsBufs *b, bool whole, char *err, size_t err_len)
 {
 	size_t		n = (size_t) p->rw * p->rh;
-	size_t		stage = (size_t) WsStageRows(p, p->rw, p->rh) * WsStageRowBytes(p, p->rw);
+	size_t		stage = WsStageBytes(p);
 
 	RG_TRY(RgAlloc(c, &b->img, n * p->ps), "allocating GPU memory for the image");
 	RG_TRY(RgAlloc(c, (void **) &b->lab, n * sizeof(uint32_t)), "allocating GPU memory for labels");
@@ -230,7 +242,15 @@ WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *s
 	int			ry1 = tiled && y1 < p->h ? y1 + 1 : y1;
 	int			rw = rx1 - rx0,
 				rh = ry1 - ry0;
-	int			rows = WsStageRows(p, rw, rh);
+	size_t		rb = WsStageRowBytes(p, rw);
+	size_t		fit = rb > 0 ? WsStageBytes(p) / rb : (size_t) rh;
+
+	/*
+	 * The rows of this region that the staging buffer holds: not
+	 * WsStageRows of its own width, which rounds differently and overran
+	 * the buffer by up to a row of the plan (65536² at 1GB: 10 KB).
+	 */
+	int			rows = fit < (size_t) rh ? (int) fit : rh;
 	size_t		n = (size_t) rw * rh;
 	size_t		W = (size_t) p->w;
 	uint32_t   *st_mk = (uint32_t *) b->stage;

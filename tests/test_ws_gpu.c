@@ -627,6 +627,41 @@ test_wsgpu_tiles(void)
 		}
 }
 
+/*
+ * A tiled run whose regions are narrower than the widest stage more of
+ * their rows at once, within the staging buffer: at 3776^2 with markers
+ * and walls and a 280 MB budget the tiles are 3760 px, so the first
+ * column's regions are one pixel narrower than the plan's, and staging
+ * rows by their own width overran the buffer by 970 bytes (as 65536^2
+ * did at 1GB, where the GPU failed and the CPU computed).  The tiled
+ * labels equal the untiled ones.
+ */
+void
+test_wsgpu_staging(void)
+{
+	const int	side = 3776;
+	size_t		n = (size_t) side * side;
+	WgCase		c = WgNew(side, side, PB_PIX_32BF);
+	uint32_t   *a = WgMalloc(n * sizeof(uint32_t));
+	uint32_t   *b = WgMalloc(n * sizeof(uint32_t));
+	Rng			r = {3776};
+	PbWatershedSpec s;
+	PbRasterGpuStats st;
+
+	WgFill(&c, &r, WG_CONES);
+	WgWalls(&c, &r, 0.01);
+	WgMarkers(&c, &r, 0.0005, 40);
+	s = WgSpec(&c, 8, true);
+	if (WgGpu(&s, a, WG_BUDGET, NULL) && WgGpu(&s, b, (size_t) 280 << 20, &st))
+	{
+		CHECK_INT(st.tiles, 4);
+		WgSame(b, a, side, side, "tiled vs untiled");
+	}
+	WgFree(&c);
+	free(a);
+	free(b);
+}
+
 /* The synchronous automaton gives the block-asynchronous labels. */
 void
 test_wsgpu_sync(void)

@@ -12,6 +12,7 @@
 	X(test_wsgpu_small) \
 	X(test_wsgpu_large) \
 	X(test_wsgpu_tiles) \
+	X(test_wsgpu_staging) \
 	X(test_wsgpu_multi) \
 	X(test_wsgpu_sync) \
 	X(test_wsgpu_repeat) \

@@ -482,7 +482,7 @@ WsRunTiled(WsDev *devs, int ndev, const WsPlan *p, const PbWatershedSpec *spec,
 	{
 		devs[d].job = &j;
 		/* a GPU whose thread does not start leaves its tiles to the others */
-		if (d > 0 && pthread_create(&devs[d].thread, NULL, WsDevMain, &devs[d]) != 0)
+		if (d > 0 && PbThreadStart(&devs[d].thread, WsDevMain, &devs[d]) != 0)
 			devs[d].job = NULL;
 	}
 	WsDevTiles(&devs[0]);

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 
+#include "commands/tablespace.h"
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
@@ -69,6 +70,8 @@ MapImage(size_t size)
 	m->cb.func = Unmap;
 	m->cb.arg = m;
 	MemoryContextRegisterResetCallback(CurrentMemoryContext, &m->cb);
+	/* temp_tablespaces, which OpenTemporaryFile uses only once prepared */
+	PrepareTempTablespaces();
 	file = OpenTemporaryFile(false);
 	rc = posix_fallocate(FileGetRawDesc(file), 0, (off_t) size);
 	if (rc != 0)

@@ -274,7 +274,7 @@ StopAfter(void *arg)
 	return --*left < 0;
 }
 
-/* A cancel stops the drawing of a large map; nothing is kept. */
+/* A cancel stops the drawing of a large map, also while its image is cleared; nothing is kept. */
 void
 test_heatmap_poll(void)
 {
@@ -290,6 +290,15 @@ test_heatmap_poll(void)
 	CHECK_INT(PbHeatRender(&m, StopAfter, &left, &im, &err), PB_ERR_STOPPED);
 	CHECK(im.rgba == NULL);
 	CHECK(left < 0);
+	PbHeatFree(&m);
+
+	/* two tiles far apart: little to paint, a large image to clear (64 MB) */
+	PbHeatInit(&m, &PbMallocAllocator);
+	AddOk(&m, 0, 0, 1, 0.5, 64);
+	AddOk(&m, 127, 31, 1, 0.5, 64);
+	left = 1;
+	CHECK_INT(PbHeatRender(&m, StopAfter, &left, &im, &err), PB_ERR_STOPPED);
+	CHECK(im.rgba == NULL);
 	PbHeatFree(&m);
 }
 

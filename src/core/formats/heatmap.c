@@ -21,6 +21,8 @@
 #define HEAT_FIRST_CAP 1024
 /* Pixels painted between two polls. */
 #define HEAT_POLL_PIXELS ((uint64_t) 1 << 20)
+/* Bytes of the image cleared between two polls. */
+#define HEAT_CLEAR_BYTES ((size_t) 16 << 20)
 
 /* Start an empty heat map whose tiles live in mem. */
 void
@@ -256,7 +258,17 @@ PbHeatRender(PbHeatMap *m, PbPollFn poll, void *poll_arg, PbHeatImage *im, PbErr
 	im->height = (uint32_t) ((m->max_y - m->min_y + 1) * m->cell_pixels);
 	bytes = (size_t) im->width * im->height * 4;
 	im->rgba = mem->alloc(mem->ctx, bytes);
-	memset(im->rgba, 0, bytes);
+	/* cleared a slice at a time: a large map's first touch of its pages is slow */
+	for (size_t at = 0; at < bytes; at += HEAT_CLEAR_BYTES)
+	{
+		if (poll != NULL && poll(poll_arg))
+		{
+			mem->release(mem->ctx, im->rgba);
+			memset(im, 0, sizeof(*im));
+			return PbFail(err, PB_ERR_STOPPED, "stopped");
+		}
+		memset(im->rgba + at, 0, bytes - at < HEAT_CLEAR_BYTES ? bytes - at : HEAT_CLEAR_BYTES);
+	}
 	bits = NewBitmap(m);
 	per_tile = (uint64_t) m->cell_pixels * m->cell_pixels;
 	for (size_t i = 0; i < m->n && st == PB_OK; i++)

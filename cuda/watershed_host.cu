@@ -27,12 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
-#include <time.h>
 
 #include "../src/core/raster/tile_sweep.h"
 #include "pb_raster_gpu_test.h"
-#include "watershed_gpu.cuh"
+#include "watershed_host.cuh"
 
 #define WS_STAGE_BYTES ((size_t) 64 << 20)	/* input rows staged at once */
 
@@ -44,50 +42,6 @@ PbGpuWatershedTestSync(int on)
 {
 	ws_test_sync = on;
 }
-
-/* Wall-clock milliseconds (copies run on their own threads and streams). */
-static double
-WsNowMs(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* How one call runs. */
-typedef struct WsPlan
-{
-	int64_t		w,
-				h;				/* image */
-	size_t		ps;				/* bytes per input pixel */
-	size_t		kb;				/* bytes per stored key */
-	bool		mk,
-				wall,
-				sync,
-				lines;
-	int			tw,
-				th;				/* tile interior (the image when untiled) */
-	int			ntx,
-				nty;
-	int			rw,
-				rh;				/* largest region (tile and halo) */
-} WsPlan;
-
-/* Device buffers of a call, reused by every tile. */
-typedef struct WsBufs
-{
-	uint32_t   *lab,
-			   *lab2,
-			   *act,
-			   *ctl,
-			   *bits,
-			   *cnt;
-	void	   *img,
-			   *key,
-			   *key2;
-	char	   *stage;
-} WsBufs;
 
 /* Bytes of one staged input row of width rw (markers, walls). */
 static size_t
@@ -121,7 +75,7 @@ WsStageBytes(const WsPlan *p)
 }
 
 /* Device bytes of a rw x rh region; whole: with the finishing buffers. */
-static size_t
+size_t
 WsRegionBytes(const WsPlan *p, int64_t rw, int64_t rh, bool whole)
 {
 	size_t		n = (size_t) rw * rh;
@@ -177,7 +131,7 @@ WsPlanTiles(WsPlan *p, size_t budget, int64_t max_side)
 }
 
 /* Allocate the buffers of the plan (whole: with the finishing ones). */
-static int
+int
 WsAlloc(RgCtx *c, const WsPlan *p, WsBufs *b, bool whole, char *err, size_t err_len)
 {
 	size_t		n = (size_t) p->rw * p->rh;
@@ -209,7 +163,7 @@ fail:
 }
 
 /* Free the buffers (stream-ordered; NULL ones are skipped). */
-static void
+void
 WsFreeBufs(RgCtx *c, WsBufs *b)
 {
 	RgFree(c, b->img);
@@ -225,23 +179,101 @@ WsFreeBufs(RgCtx *c, WsBufs *b)
 }
 
 /*
- * Run the region of interior [x0,x1) x [y0,y1): untiled (hkeys NULL) the
- * whole image, finished on the device, labels copied out; tiled, with a
- * halo, state from and back to hkeys and labels.  0, 1 when polled to
- * stop, -1 with a reason.
+ * The region of interior [x0,x1) x [y0,y1) on the buffers of b: untiled,
+ * the whole image; tiled, with a one-pixel halo wherever the image goes on.
  */
-static int
-WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *spec,
-			uint32_t *labels, char *hkeys, int x0, int y0, int x1, int y1,
-			PbPollFn poll, void *poll_arg, PbRasterGpuStats *st, char *err, size_t err_len)
+void
+WsRegionOf(const WsPlan *p, const WsBufs *b, const PbWatershedSpec *spec, bool tiled,
+		   int x0, int y0, int x1, int y1, WsRegion *r)
 {
-	bool		tiled = hkeys != NULL;
 	int			rx0 = tiled && x0 > 0 ? x0 - 1 : x0;
 	int			ry0 = tiled && y0 > 0 ? y0 - 1 : y0;
 	int			rx1 = tiled && x1 < p->w ? x1 + 1 : x1;
 	int			ry1 = tiled && y1 < p->h ? y1 + 1 : y1;
-	int			rw = rx1 - rx0,
-				rh = ry1 - ry0;
+
+	memset(r, 0, sizeof(*r));
+	r->img = b->img;
+	r->key = b->key;
+	r->lab = b->lab;
+	r->key2 = b->key2;
+	r->lab2 = b->lab2;
+	r->act = b->act;
+	r->ctl = b->ctl;
+	r->w = rx1 - rx0;
+	r->h = ry1 - ry0;
+	r->ux0 = x0 - rx0;
+	r->uy0 = y0 - ry0;
+	r->ux1 = x1 - rx0;
+	r->uy1 = y1 - ry0;
+	r->gx0 = rx0;
+	r->gy0 = ry0;
+	r->gw = p->w;
+	r->type = spec->image.type;
+	r->mk = p->mk;
+	r->c8 = spec->connectivity == 8;
+}
+
+/*
+ * The state (keys and labels) of image rows [y0,y1) of region r, all its
+ * columns, from hkeys and labels to the device (rows of the region).
+ */
+int
+WsLoadRows(RgCtx *c, const WsPlan *p, const WsRegion *r, const uint32_t *labels,
+		   const char *hkeys, int64_t y0, int64_t y1, PbRasterGpuStats *st, char *err,
+		   size_t err_len)
+{
+	size_t		W = (size_t) p->w;
+	size_t		at = (size_t) (y0 - r->gy0) * r->w;
+	size_t		from = (size_t) y0 * W + r->gx0;
+	double		t0 = WsNowMs();
+
+	if (RgCopyIn(c, (char *) r->key + at * p->kb, r->w * p->kb, hkeys + from * p->kb, W * p->kb,
+				 r->w * p->kb, y1 - y0, "copying watershed keys to the GPU", err, err_len) != 0 ||
+		RgCopyIn(c, r->lab + at, r->w * sizeof(uint32_t), labels + from, W * sizeof(uint32_t),
+				 r->w * sizeof(uint32_t), y1 - y0, "copying watershed labels to the GPU",
+				 err, err_len) != 0)
+		return -1;
+	st->transfer_ms += WsNowMs() - t0;
+	return 0;
+}
+
+/*
+ * The state of image rows [y0,y1) of region r, its updatable columns only,
+ * from the device back to hkeys and labels.
+ */
+int
+WsStoreRows(RgCtx *c, const WsPlan *p, const WsRegion *r, uint32_t *labels, char *hkeys,
+			int64_t y0, int64_t y1, PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	size_t		W = (size_t) p->w;
+	size_t		at = (size_t) (y0 - r->gy0) * r->w + r->ux0;
+	size_t		to = (size_t) y0 * W + r->gx0 + r->ux0;
+	size_t		cols = (size_t) (r->ux1 - r->ux0);
+	double		t0 = WsNowMs();
+
+	if (RgCopyOut(c, hkeys + to * p->kb, W * p->kb, (const char *) r->key + at * p->kb,
+				  r->w * p->kb, cols * p->kb, y1 - y0, "copying watershed keys back",
+				  err, err_len) != 0 ||
+		RgCopyOut(c, labels + to, W * sizeof(uint32_t), r->lab + at, r->w * sizeof(uint32_t),
+				  cols * sizeof(uint32_t), y1 - y0, "copying watershed labels back",
+				  err, err_len) != 0)
+		return -1;
+	st->transfer_ms += WsNowMs() - t0;
+	return 0;
+}
+
+/*
+ * Load region r: its pixels; its state, INF (hkeys NULL) or the host's
+ * (hkeys and labels); its walls and seeds encoded into the keys, the
+ * input rows staged a chunk at a time.  0, or -1 with a reason.
+ */
+int
+WsLoadRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
+			 const PbWatershedSpec *spec, const uint32_t *labels, const char *hkeys,
+			 PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	int			rw = r->w,
+				rh = r->h;
 	size_t		rb = WsStageRowBytes(p, rw);
 	size_t		fit = rb > 0 ? WsStageBytes(p) / rb : (size_t) rh;
 
@@ -255,57 +287,28 @@ WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *s
 	size_t		W = (size_t) p->w;
 	uint32_t   *st_mk = (uint32_t *) b->stage;
 	uint8_t    *st_wall = (uint8_t *) b->stage + (p->mk ? (size_t) rows * rw * sizeof(uint32_t) : 0);
-	WsRegion	r;
-	double		t0;
-	int			rc;
+	double		t0 = WsNowMs();
 
-	memset(&r, 0, sizeof(r));
-	r.img = b->img;
-	r.key = b->key;
-	r.lab = b->lab;
-	r.key2 = b->key2;
-	r.lab2 = b->lab2;
-	r.act = b->act;
-	r.ctl = b->ctl;
-	r.w = rw;
-	r.h = rh;
-	r.ux0 = x0 - rx0;
-	r.uy0 = y0 - ry0;
-	r.ux1 = x1 - rx0;
-	r.uy1 = y1 - ry0;
-	r.gx0 = rx0;
-	r.gy0 = ry0;
-	r.gw = p->w;
-	r.type = spec->image.type;
-	r.mk = p->mk;
-	r.c8 = spec->connectivity == 8;
-
-	/* the pixels; the state: INF, or the tile's and its halo's from the host */
-	t0 = WsNowMs();
 	if (RgCopyIn(c, b->img, rw * p->ps,
-				 (const char *) spec->image.data + ((size_t) ry0 * W + rx0) * p->ps, W * p->ps,
-				 rw * p->ps, rh, "copying the image to the GPU", err, err_len) != 0)
+				 (const char *) spec->image.data + ((size_t) r->gy0 * W + r->gx0) * p->ps,
+				 W * p->ps, rw * p->ps, rh, "copying the image to the GPU", err, err_len) != 0)
 		return -1;
-	if (tiled)
+	if (hkeys != NULL)
 	{
-		if (RgCopyIn(c, b->key, rw * p->kb, hkeys + ((size_t) ry0 * W + rx0) * p->kb, W * p->kb,
-					 rw * p->kb, rh, "copying watershed keys to the GPU", err, err_len) != 0 ||
-			RgCopyIn(c, b->lab, rw * sizeof(uint32_t), labels + (size_t) ry0 * W + rx0,
-					 W * sizeof(uint32_t), rw * sizeof(uint32_t), rh,
-					 "copying watershed labels to the GPU", err, err_len) != 0)
+		st->transfer_ms += WsNowMs() - t0;	/* WsLoadRows counts its own */
+		if (WsLoadRows(c, p, r, labels, hkeys, r->gy0, r->gy0 + rh, st, err, err_len) != 0)
 			return -1;
+		t0 = WsNowMs();
 	}
 	else
 	{
 		RG_TRY(cudaMemsetAsync(b->key, 0xFF, n * p->kb, c->stream), "clearing keys");
 		RG_TRY(cudaMemsetAsync(b->lab, 0xFF, n * sizeof(uint32_t), c->stream), "clearing labels");
 	}
-
-	/* walls and seeds into the keys, a chunk of rows at a time */
 	for (int row0 = 0; row0 < rh; row0 += rows)
 	{
 		int			nr = rows < rh - row0 ? rows : rh - row0;
-		size_t		off = (size_t) (ry0 + row0) * W + rx0;
+		size_t		off = (size_t) (r->gy0 + row0) * W + r->gx0;
 
 		if ((spec->wall && RgCopyIn(c, st_wall, rw, spec->wall + off, W, rw, nr,
 									"copying the mask to the GPU", err, err_len) != 0) ||
@@ -313,58 +316,53 @@ WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *s
 									   W * sizeof(uint32_t), rw * sizeof(uint32_t), nr,
 									   "copying the markers to the GPU", err, err_len) != 0))
 			return -1;
-		WsLaunchInit(&r, spec->wall ? st_wall : NULL, spec->markers ? st_mk : NULL, row0, nr,
+		WsLaunchInit(r, spec->wall ? st_wall : NULL, spec->markers ? st_mk : NULL, row0, nr,
 					 c->stream, c->sms);
 		RG_TRY(cudaGetLastError(), "launching the watershed initialization");
 	}
 	RG_TRY(cudaStreamSynchronize(c->stream), "loading the watershed input");
-	st->transfer_ms += WsNowMs() - t0;
-
-	rc = WsRunCa(c, &r, p->sync, poll, poll_arg, st, err, err_len);
-	if (rc != 0)
-		return rc;
-
-	if (!tiled)
-	{
-		RG_TRY(RgTimeStart(c), "timing");
-		WsLaunchFinish(&r, p->lines, b->bits, b->cnt, c->stream, c->sms);
-		RG_TRY(cudaGetLastError(), "launching the watershed lines and numbering");
-		RG_TRY(RgTimeEnd(c, &st->kernel_ms), "drawing lines and numbering basins");
-		t0 = WsNowMs();
-		if (RgCopyOut(c, labels, rw * sizeof(uint32_t), b->lab, rw * sizeof(uint32_t),
-					  rw * sizeof(uint32_t), rh, "copying the labels back", err, err_len) != 0)
-			return -1;
-		st->transfer_ms += WsNowMs() - t0;
-		return 0;
-	}
-	t0 = WsNowMs();
-	if (RgCopyOut(c, hkeys + ((size_t) y0 * W + x0) * p->kb, W * p->kb,
-				  (const char *) b->key + ((size_t) r.uy0 * rw + r.ux0) * p->kb, rw * p->kb,
-				  (size_t) (x1 - x0) * p->kb, y1 - y0, "copying watershed keys back", err, err_len) != 0 ||
-		RgCopyOut(c, labels + (size_t) y0 * W + x0, W * sizeof(uint32_t),
-				  b->lab + (size_t) r.uy0 * rw + r.ux0, rw * sizeof(uint32_t),
-				  (size_t) (x1 - x0) * sizeof(uint32_t), y1 - y0, "copying watershed labels back",
-				  err, err_len) != 0)
-		return -1;
 	st->transfer_ms += WsNowMs() - t0;
 	return 0;
 fail:
 	return -1;
 }
 
-/* One GPU's part of a tiled run. */
-typedef struct WsDev
+/*
+ * Run the region of interior [x0,x1) x [y0,y1): untiled (hkeys NULL) the
+ * whole image, finished on the device, labels copied out; tiled, with a
+ * halo, state from and back to hkeys and labels.  0, 1 when polled to
+ * stop, -1 with a reason.
+ */
+static int
+WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *spec,
+			uint32_t *labels, char *hkeys, int x0, int y0, int x1, int y1,
+			PbPollFn poll, void *poll_arg, PbRasterGpuStats *st, char *err, size_t err_len)
 {
-	RgCtx	   *c;				/* its raster side, begun (RgBegin) */
-	size_t		budget;
-	struct WsTiledJob *job;
-	WsBufs		b;
-	PbRasterGpuStats st;
-	PbGpuShare	share;
-	int			rc;				/* 0, 1 polled to stop, -1 failed (err) */
-	char		err[256];
-	pthread_t	thread;
-} WsDev;
+	WsRegion	r;
+	double		t0;
+	int			rc;
+
+	WsRegionOf(p, b, spec, hkeys != NULL, x0, y0, x1, y1, &r);
+	if (WsLoadRegion(c, p, b, &r, spec, labels, hkeys, st, err, err_len) != 0)
+		return -1;
+	rc = WsRunCa(c, &r, p->sync, poll, poll_arg, st, err, err_len);
+	if (rc != 0)
+		return rc;
+	if (hkeys != NULL)
+		return WsStoreRows(c, p, &r, labels, hkeys, y0, y1, st, err, err_len);
+	RG_TRY(RgTimeStart(c), "timing");
+	WsLaunchFinish(&r, p->lines, b->bits, b->cnt, c->stream, c->sms);
+	RG_TRY(cudaGetLastError(), "launching the watershed lines and numbering");
+	RG_TRY(RgTimeEnd(c, &st->kernel_ms), "drawing lines and numbering basins");
+	t0 = WsNowMs();
+	if (RgCopyOut(c, labels, r.w * sizeof(uint32_t), b->lab, r.w * sizeof(uint32_t),
+				  r.w * sizeof(uint32_t), r.h, "copying the labels back", err, err_len) != 0)
+		return -1;
+	st->transfer_ms += WsNowMs() - t0;
+	return 0;
+fail:
+	return -1;
+}
 
 /* What the GPUs of a tiled run share: the plan, the state, the schedule. */
 typedef struct WsTiledJob
@@ -454,6 +452,40 @@ WsDevMain(void *arg)
 }
 
 /*
+ * The host's state before a run in pieces: keys in a new array (returned;
+ * NULL without memory) and labels, all INF, which is above the fixed point.
+ */
+char *
+WsHostBegin(const WsPlan *p, uint32_t *labels)
+{
+	size_t		npix = (size_t) p->w * p->h;
+	char	   *hkeys = (char *) malloc(npix * p->kb);
+
+	if (hkeys != NULL)
+	{
+		WsHostFill(hkeys, 0xFF, npix * p->kb);
+		WsHostFill(labels, 0xFF, npix * sizeof(uint32_t));
+	}
+	return hkeys;
+}
+
+/*
+ * The host's finish of a run in pieces, once every piece has settled: the
+ * numbering of the minima (marker-less) and the lines, from hkeys.  0, or
+ * -1 with a reason.
+ */
+int
+WsHostFinish(const WsPlan *p, const PbWatershedSpec *spec, const char *hkeys, uint32_t *labels,
+			 char *err, size_t err_len)
+{
+	if (!p->mk && WsHostNumber(labels, p->w * p->h, err, err_len) != 0)
+		return -1;
+	if (p->lines && WsHostLines(spec, hkeys, labels, err, err_len) != 0)
+		return -1;
+	return 0;
+}
+
+/*
  * The tiled run on the GPUs of devs (each begun, with the plan's tiles
  * fitting its budget): the first on the calling thread, the others on
  * threads of their own, all taking tiles from one schedule until no
@@ -464,9 +496,8 @@ static int
 WsRunTiled(WsDev *devs, int ndev, const WsPlan *p, const PbWatershedSpec *spec,
 		   uint32_t *labels, PbPollFn poll, void *poll_arg, char *err, size_t err_len)
 {
-	size_t		npix = (size_t) p->w * p->h;
 	PbRun		run = {1, 0, poll, poll_arg};
-	WsTiledJob	j = {p, spec, labels, (char *) malloc(npix * p->kb),
+	WsTiledJob	j = {p, spec, labels, WsHostBegin(p, labels),
 	PbTileSweepNew(p->ntx, p->nty, &run), poll, poll_arg, &devs[0]};
 	int			rc = 0;
 
@@ -476,8 +507,6 @@ WsRunTiled(WsDev *devs, int ndev, const WsPlan *p, const PbWatershedSpec *spec,
 		rc = -1;
 		goto done;
 	}
-	WsHostFill(j.hkeys, 0xFF, npix * p->kb);
-	WsHostFill(labels, 0xFF, npix * sizeof(uint32_t));
 	for (int d = 0; d < ndev; d++)
 	{
 		devs[d].job = &j;
@@ -498,9 +527,7 @@ WsRunTiled(WsDev *devs, int ndev, const WsPlan *p, const PbWatershedSpec *spec,
 		}
 	if (rc == 0 && PbTileSweepStatus(j.sweep) == PB_ERR_STOPPED)
 		rc = 1;
-	if (rc == 0 && !p->mk && WsHostNumber(labels, (int64_t) npix, err, err_len) != 0)
-		rc = -1;
-	else if (rc == 0 && p->lines && WsHostLines(spec, j.hkeys, labels, err, err_len) != 0)
+	if (rc == 0 && WsHostFinish(p, spec, j.hkeys, labels, err, err_len) != 0)
 		rc = -1;
 done:
 	free(j.hkeys);
@@ -625,6 +652,12 @@ PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint
 		if (RgBegin(gpus[begun], &devs[begun].c, &devs[begun].budget, err, err_len) != 0)
 			goto done;
 		budget = devs[begun].budget < budget ? devs[begun].budget : budget;
+	}
+	if (WsBandsFit(&p, devs, ngpu))	/* a band on each GPU, resident */
+	{
+		st.tiles = ngpu;
+		rc = WsRunBands(devs, ngpu, &p, spec, labels, poll, poll_arg, err, err_len);
+		goto done;
 	}
 	/* several GPUs: a quarter of the side at most, so that tiles run side by side */
 	if (WsPlanTiles(&p, budget, ngpu > 1 ? ((p.w > p.h ? p.w : p.h) + 3) / 4 : 0) != 0)

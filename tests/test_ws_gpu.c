@@ -781,8 +781,9 @@ test_wsgpu_poll(void)
  * not: the labels equal one GPU's untiled run on every kind, with and
  * without markers, walls and lines, and the tiles ran on both; an image
  * the first holds whole runs there alone; one it does not hold runs in
- * tiles of a quarter of its side at most; a stop gives 1; a GPU whose
- * budget holds no tile fails the call with the reason.
+ * resident bands where half of its rows fit each GPU, else in tiles of a
+ * quarter of its side at most; a stop gives 1; a GPU whose budget holds
+ * no tile fails the call with the reason.
  */
 void
 test_wsgpu_multi(void)
@@ -858,6 +859,12 @@ test_wsgpu_multi(void)
 		PbGpuSetBudget(g[1], 600000);
 		CHECK_INT(PbGpuWatershedHolds(g[0], &s, err, sizeof(err)), 0);
 		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
+		CHECK_INT(st.tiles, 2);		/* half the rows each hold: resident bands */
+		CHECK(sh[0].runs >= 1 && sh[1].runs >= 1);
+		WgSame(b, a, 300, 300, "two resident bands");
+		PbGpuSetBudget(g[0], 300000);
+		PbGpuSetBudget(g[1], 300000);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
 		CHECK_INT(st.tiles, 16);	/* a quarter of the side, though larger tiles fit */
 		WgSame(b, a, 300, 300, "tiles of a quarter of the side");
 		PbGpuSetBudget(g[0], 50000);
@@ -873,6 +880,84 @@ test_wsgpu_multi(void)
 done:
 	if (g[1] != NULL)
 		PbGpuClose(g[1]);
+	free(a);
+	free(b);
+}
+
+/*
+ * Three GPUs (three contexts: on devices 1 and 2 where they exist, else
+ * on device 0) whose budgets each hold a third of the rows and not the
+ * image: resident bands, the middle one with a halo row on both sides.
+ * The labels equal one GPU's untiled run on every kind, with and without
+ * markers, walls and lines, 4 and 8 connectivity; every band ran; a stop
+ * gives 1.
+ */
+void
+test_wsgpu_bands(void)
+{
+	char		err[256] = "";
+	int			count = PbGpuProbe(err, sizeof(err));
+	PbGpu	   *g[3] = {TestGpu(WG_BUDGET), NULL, NULL};
+	Rng			r = {71};
+	int			w = 401,
+				h = 389;
+	size_t		n = (size_t) w * h;
+	uint32_t   *a = WgMalloc(sizeof(uint32_t) * n);
+	uint32_t   *b = WgMalloc(sizeof(uint32_t) * n);
+
+	if (g[0] == NULL)
+		goto done;
+	for (int k = 1; k < 3; k++)
+		if ((g[k] = PbGpuOpen(WG_BUDGET, count > k ? k : 0, err, sizeof(err))) == NULL)
+		{
+			pb_check_fail(__FILE__, __LINE__, "context %d: %s", k, err);
+			goto done;
+		}
+	for (int kind = 0; kind < WG_KINDS; kind++)
+		for (int mode = 0; mode < 2; mode++)
+		{
+			WgCase		c = WgNew(w, h, kind == WG_SPECIAL ? PB_PIX_32BF : PB_PIX_8BUI);
+			size_t		px = PbPixSize(c.img.type) + 4 + (mode ? 8 : 4) + 5;
+			PbWatershedSpec s;
+			PbRasterGpuStats st;
+			PbGpuShare	sh[3];
+
+			WgFill(&c, &r, kind);
+			if (mode)
+				WgMarkers(&c, &r, 0.002, 9);
+			if (kind == WG_CONES || kind == WG_NOISE)
+				WgWalls(&c, &r, 0.05);
+			s = WgSpec(&c, kind % 2 ? 4 : 8, mode != kind % 2);
+			pb_test_context("%s markers %d lines %d", wg_kind_names[kind], mode, (int) s.lines);
+			if (WgGpu(&s, a, WG_BUDGET, NULL))
+			{
+				/* half the image's bytes: a third of its rows fits, the whole does not */
+				for (int k = 0; k < 3; k++)
+					PbGpuSetBudget(g[k], n * px / 2);
+				CHECK_INT(PbGpuWatershedOn(g, 3, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
+				CHECK_INT(st.tiles, 3);
+				CHECK(sh[0].runs >= 1 && sh[1].runs >= 1 && sh[2].runs >= 1);
+				WgSame(b, a, w, h, "three resident bands vs one GPU, untiled");
+			}
+			WgFree(&c);
+		}
+	{
+		WgCase		c = WgNew(w, h, PB_PIX_8BUI);
+		PbWatershedSpec s;
+
+		WgSpiral(&c.img, &r);
+		s = WgSpec(&c, 4, true);
+		for (int k = 0; k < 3; k++)
+			PbGpuSetBudget(g[k], n * 9 / 2);	/* 9 bytes a pixel: a third of the rows */
+		CHECK_INT(PbGpuWatershedOn(g, 3, &s, b, WgPollStop, NULL, NULL, NULL, err, sizeof(err)), 1);
+		WgFree(&c);
+	}
+done:
+	if (g[0] != NULL)
+		PbGpuSetBudget(g[0], WG_BUDGET);
+	for (int k = 1; k < 3; k++)
+		if (g[k] != NULL)
+			PbGpuClose(g[k]);
 	free(a);
 	free(b);
 }

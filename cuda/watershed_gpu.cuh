@@ -264,13 +264,16 @@ void		WsLaunchInit(const WsRegion *r, const uint8_t *wall, const uint32_t *mk,
 						 int row0, int nrows, cudaStream_t s, int sms);
 
 /*
- * Finish an untiled run in place on the device: the watershed lines
- * (lines: bits has one bit per pixel) and, marker-less, the numbering of
- * the minima (cnt has one word per WS_RANK_CHUNK pixels; the key buffer
- * is reused).  Asynchronous on the stream.
+ * Finish a settled region in place on the device: the watershed lines
+ * (lines: bits has one bit per pixel of the region) and, marker-less
+ * untiled (number), the numbering of the minima (cnt has one word per
+ * WS_RANK_CHUNK pixels; the key buffer is reused).  A band of several
+ * draws its lines only: its interior rows' are right, as every neighbour
+ * they read is in the region; the host numbers the minima of all bands.
+ * Asynchronous on the stream.
  */
-void		WsLaunchFinish(const WsRegion *r, bool lines, uint32_t *bits, uint32_t *cnt,
-						   cudaStream_t s, int sms);
+void		WsLaunchFinish(const WsRegion *r, bool lines, bool number, uint32_t *bits,
+						   uint32_t *cnt, cudaStream_t s, int sms);
 
 /* Host, tiled runs: memset on host threads. */
 void		WsHostFill(void *p, int v, size_t n);

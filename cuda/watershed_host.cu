@@ -217,7 +217,7 @@ WsRegionOf(const WsPlan *p, const WsBufs *b, const PbWatershedSpec *spec, bool t
  * The state (keys and labels) of image rows [y0,y1) of region r, all its
  * columns, from hkeys and labels to the device (rows of the region).
  */
-int
+static int
 WsLoadRows(RgCtx *c, const WsPlan *p, const WsRegion *r, const uint32_t *labels,
 		   const char *hkeys, int64_t y0, int64_t y1, PbRasterGpuStats *st, char *err,
 		   size_t err_len)
@@ -241,7 +241,7 @@ WsLoadRows(RgCtx *c, const WsPlan *p, const WsRegion *r, const uint32_t *labels,
  * The state of image rows [y0,y1) of region r, its updatable columns only,
  * from the device back to hkeys and labels.
  */
-int
+static int
 WsStoreRows(RgCtx *c, const WsPlan *p, const WsRegion *r, uint32_t *labels, char *hkeys,
 			int64_t y0, int64_t y1, PbRasterGpuStats *st, char *err, size_t err_len)
 {
@@ -351,7 +351,7 @@ WsRunRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const PbWatershedSpec *s
 	if (hkeys != NULL)
 		return WsStoreRows(c, p, &r, labels, hkeys, y0, y1, st, err, err_len);
 	RG_TRY(RgTimeStart(c), "timing");
-	WsLaunchFinish(&r, p->lines, b->bits, b->cnt, c->stream, c->sms);
+	WsLaunchFinish(&r, p->lines, !p->mk, b->bits, b->cnt, c->stream, c->sms);
 	RG_TRY(cudaGetLastError(), "launching the watershed lines and numbering");
 	RG_TRY(RgTimeEnd(c, &st->kernel_ms), "drawing lines and numbering basins");
 	t0 = WsNowMs();
@@ -455,7 +455,7 @@ WsDevMain(void *arg)
  * The host's state before a run in pieces: keys in a new array (returned;
  * NULL without memory) and labels, all INF, which is above the fixed point.
  */
-char *
+static char *
 WsHostBegin(const WsPlan *p, uint32_t *labels)
 {
 	size_t		npix = (size_t) p->w * p->h;
@@ -474,7 +474,7 @@ WsHostBegin(const WsPlan *p, uint32_t *labels)
  * numbering of the minima (marker-less) and the lines, from hkeys.  0, or
  * -1 with a reason.
  */
-int
+static int
 WsHostFinish(const WsPlan *p, const PbWatershedSpec *spec, const char *hkeys, uint32_t *labels,
 			 char *err, size_t err_len)
 {

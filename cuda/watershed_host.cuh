@@ -2,7 +2,7 @@
  * watershed_host.cuh: what the host drivers of the GPU watershed share
  * (watershed_host.cu: planning, buffers, the untiled and tiled runs;
  * watershed_bands_host.cu: the run in resident bands on several GPUs):
- * the plan, a GPU's buffers and part, and loading and storing a region.
+ * the plan, a GPU's buffers and part, a region and its loading.
  */
 #ifndef PB_WATERSHED_HOST_CUH
 #define PB_WATERSHED_HOST_CUH
@@ -91,25 +91,6 @@ void		WsRegionOf(const WsPlan *p, const WsBufs *b, const PbWatershedSpec *spec, 
 int			WsLoadRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
 						 const PbWatershedSpec *spec, const uint32_t *labels, const char *hkeys,
 						 PbRasterGpuStats *st, char *err, size_t err_len);
-
-/* The state of image rows [y0,y1) of region r, all its columns, host to device. */
-int			WsLoadRows(RgCtx *c, const WsPlan *p, const WsRegion *r, const uint32_t *labels,
-					   const char *hkeys, int64_t y0, int64_t y1, PbRasterGpuStats *st,
-					   char *err, size_t err_len);
-
-/* The state of image rows [y0,y1) of region r, its updatable columns, device to host. */
-int			WsStoreRows(RgCtx *c, const WsPlan *p, const WsRegion *r, uint32_t *labels,
-						char *hkeys, int64_t y0, int64_t y1, PbRasterGpuStats *st,
-						char *err, size_t err_len);
-
-/*
- * The host's state before a run in pieces (keys in a new array, returned,
- * and labels, all INF), and its finish after (the numbering of minima,
- * marker-less; the lines): see watershed_host.cu.
- */
-char	   *WsHostBegin(const WsPlan *p, uint32_t *labels);
-int			WsHostFinish(const WsPlan *p, const PbWatershedSpec *spec, const char *hkeys,
-						 uint32_t *labels, char *err, size_t err_len);
 
 /*
  * Whether plan p can run in resident bands on the ndev GPUs of devs

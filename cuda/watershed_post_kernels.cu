@@ -293,7 +293,7 @@ WsLinesOf(const WsRegion *r, uint32_t *bits, cudaStream_t s, unsigned g)
 
 /* Lines, then the numbering of minima (see watershed_gpu.cuh). */
 void
-WsLaunchFinish(const WsRegion *r, bool lines, uint32_t *bits, uint32_t *cnt,
+WsLaunchFinish(const WsRegion *r, bool lines, bool number, uint32_t *bits, uint32_t *cnt,
 			   cudaStream_t s, int sms)
 {
 	size_t		n = (size_t) r->w * r->h;
@@ -313,13 +313,13 @@ WsLaunchFinish(const WsRegion *r, bool lines, uint32_t *bits, uint32_t *cnt,
 				WsLinesOf<uint8_t>(r, bits, s, g);
 				break;
 		}
-	if (!r->mk)
+	if (number)
 	{
 		WsCountRoots<<<(unsigned) chunks, 256, 0, s>>>(r->lab, n, cnt);
 		WsScanCounts<<<1, 1024, 0, s>>>(cnt, chunks);
 		WsWriteRanks<<<(unsigned) chunks, 256, 0, s>>>(r->lab, n, cnt, (uint32_t *) r->key);
 	}
-	if (lines || !r->mk)
+	if (lines || number)
 		WsApply<<<g, 256, 0, s>>>(r->lab, n, lines ? bits : NULL,
-								  r->mk ? NULL : (const uint32_t *) r->key);
+								  number ? (const uint32_t *) r->key : NULL);
 }

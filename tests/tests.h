@@ -72,6 +72,10 @@
 	X(test_engine_double_rectilinear_exact) \
 	X(test_engine_empty_and_disjoint) \
 	X(test_engine_interrupt_hook) \
+	/* test_edge_index.c */ \
+	X(test_edge_index_blob_pairs) \
+	X(test_edge_index_when_used) \
+	X(test_edge_index_batch_refilled) \
 	/* test_general.c */ \
 	X(test_general_convex_clip) \
 	X(test_general_star_vs_convex) \

@@ -18,6 +18,7 @@
 
 #include "batch.h"
 #include "bitmap_rules.h"
+#include "edge_index.h"
 
 /* Largest bitmap this engine builds, in 64-bit words per shape (32 MB). */
 #define PB_BITMAP_HARD_WORDS ((size_t) 1 << 22)
@@ -33,21 +34,65 @@ typedef struct IWindow
 				y1;
 } IWindow;
 
+/* Flip the two flags of an edge's place f in bits (none past the window's rows). */
+static inline void
+Flip(uint64_t *bits, size_t nw, int64_t rows, const PbEdgeFlags *f)
+{
+	uint64_t	bit = (uint64_t) 1 << (f->col & 63);
+
+	bits[(size_t) f->row_lo * nw + (size_t) (f->col >> 6)] ^= bit;
+	if (f->row_hi < rows)
+		bits[(size_t) f->row_hi * nw + (size_t) (f->col >> 6)] ^= bit;
+}
+
 /*
- * Flip the edge flags of every vertical edge of shape s into bits at its
- * first row and the row past its last (none past the window's top), by
- * the rule of bitmap_rules.h.  The rings are read in place, each edge
- * from the point before (the last point for the first): only vertical
- * edges left of the window's right side reach the rule, and a blob of a
- * thousand points meets this loop once for every nucleus it overlaps.
+ * FillFlags through a shape's index: the edges of the bands the window's
+ * rows fall in, each taken in the first of those bands that lists it.
  */
 static void
-FillFlags(uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
-		  const IWindow *w)
+FillFlagsBands(uint64_t *bits, size_t nw, const PbEdgeBands *ix, const IWindow *w)
 {
 	PbEdgeFlags f;
 	int64_t		rows = w->y1 - w->y0;
+	int64_t		k0 = (w->y0 - ix->ymin) >> ix->shift,
+				k1 = (w->y1 - 1 - ix->ymin) >> ix->shift;
 
+	k0 = k0 > 0 ? k0 : 0;
+	k1 = k1 < (int64_t) ix->nbands - 1 ? k1 : (int64_t) ix->nbands - 1;
+	for (int64_t k = k0; k <= k1; k++)
+		for (uint32_t i = ix->start[k]; i < ix->start[k + 1]; i++)
+		{
+			const int32_t *e = ix->edges + 3 * (size_t) i;
+
+			if ((k == k0 || ((e[1] - ix->ymin) >> ix->shift) == k) &&
+				PbBitmapEdgeFlags(e[0], e[1], e[0], e[2], w->x0, w->y0, w->x1, w->y1, &f))
+				Flip(bits, nw, rows, &f);
+		}
+}
+
+/*
+ * Flip the edge flags of every vertical edge of shape s into bits at its
+ * first row and the row past its last (none past the window's top), by
+ * the rule of bitmap_rules.h.  A large shape met again in the batch is
+ * read through its index of edges by row band (edge_index.h): a blob of a
+ * thousand points meets this once for every nucleus it overlaps.  Else
+ * the rings are read in place, each edge from the point before (the last
+ * point for the first): only vertical edges left of the window's right
+ * side reach the rule.
+ */
+static void
+FillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
+		  const IWindow *w)
+{
+	PbEdgeFlags f;
+	PbEdgeBands ix;
+	int64_t		rows = w->y1 - w->y0;
+
+	if (PbEdgeBandsFor(sc, b, s, w->y0, w->y1, &ix))
+	{
+		FillFlagsBands(bits, nw, &ix, w);
+		return;
+	}
 	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
 	{
 		const int32_t *pts = b->ipts + 2 * (size_t) b->rings[r].start;
@@ -63,16 +108,10 @@ FillFlags(uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
 		{
 			int32_t		x = pts[2 * (size_t) i],
 						y = pts[2 * (size_t) i + 1];
-			uint64_t	bit;
 
 			if (x == px && x < w->x1 &&
 				PbBitmapEdgeFlags(px, py, x, y, w->x0, w->y0, w->x1, w->y1, &f))
-			{
-				bit = (uint64_t) 1 << (f.col & 63);
-				bits[(size_t) f.row_lo * nw + (size_t) (f.col >> 6)] ^= bit;
-				if (f.row_hi < rows)
-					bits[(size_t) f.row_hi * nw + (size_t) (f.col >> 6)] ^= bit;
-			}
+				Flip(bits, nw, rows, &f);
 			px = x;
 			py = y;
 		}
@@ -103,8 +142,8 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 	bp = PbScratchGet(s, 0, 2 * words * sizeof(uint64_t));
 	bq = bp + words;
 	memset(bp, 0, 2 * words * sizeof(uint64_t));
-	FillFlags(bp, nw, b, p, &w);
-	FillFlags(bq, nw, b, q, &w);
+	FillFlags(s, bp, nw, b, p, &w);
+	FillFlags(s, bq, nw, b, q, &w);
 	lastmask = PbBitmapLastMask(w.x1 - w.x0);
 	for (size_t row = 0; row < words; row += nw)
 	{

@@ -4,6 +4,7 @@
 #ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE			/* madvise, MADV_HUGEPAGE */
 #endif
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "../base/pb_base.h"
 #include "batch.h"
+#include "edge_index.h"
 #include "shape_build.h"
 
 /* Grow an array to hold at least need elements of elem bytes (doubling). */
@@ -33,12 +35,26 @@ PbGrowArray(const PbAllocator *mem, void *arr, uint32_t *cap, uint32_t need,
 	return arr;
 }
 
+/*
+ * A serial no batch had before: what scratch caches key their contents by,
+ * so that a batch refilled (or another batch at the same address) is not
+ * mistaken for the one they served.
+ */
+static uint64_t
+NewSerial(void)
+{
+	static _Atomic uint64_t last;
+
+	return atomic_fetch_add(&last, 1) + 1;
+}
+
 /* Start an empty batch that allocates through mem. */
 void
 PbBatchInit(PbBatch *b, const PbAllocator *mem)
 {
 	memset(b, 0, sizeof(*b));
 	b->mem = mem;
+	b->serial = NewSerial();
 }
 
 /* Forget every shape and pair but keep the memory for the next batch. */
@@ -46,6 +62,7 @@ void
 PbBatchReset(PbBatch *b)
 {
 	b->nshapes = b->nrings = b->nipts = b->ndpts = b->npairs = 0;
+	b->serial = NewSerial();
 }
 
 /* Release all memory of the batch. */
@@ -189,6 +206,7 @@ PbScratchFree(PbScratch *s)
 	for (int i = 0; i < (int) (sizeof(s->buf) / sizeof(s->buf[0])); i++)
 		if (s->buf[i])
 			s->mem->release(s->mem->ctx, s->buf[i]);
+	PbEdgeCacheFree(s);
 	PbScratchInit(s, s->mem);
 }
 

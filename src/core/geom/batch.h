@@ -103,6 +103,8 @@ typedef struct PbBatch
 	PbPair	   *pairs;
 	uint32_t	npairs,
 				cap_pairs;
+	uint64_t	serial;			/* new at every PbBatchInit and PbBatchReset: what
+								 * its shapes are (0: unknown, nothing cached) */
 } PbBatch;
 
 /* batch.c */
@@ -156,12 +158,16 @@ typedef enum PbMethod
 	PB_METHOD_GENERAL			/* exact slab method on doubles */
 } PbMethod;
 
+/* Indexes of large shapes' edges kept across pairs (edge_index.h). */
+typedef struct PbEdgeCache PbEdgeCache;
+
 /* Scratch buffers reused across pairs by the engines. */
 typedef struct PbScratch
 {
 	const PbAllocator *mem;
 	void	   *buf[6];
 	size_t		cap[6];
+	PbEdgeCache *edges;			/* NULL until a large shape is met twice */
 } PbScratch;
 
 extern void PbScratchInit(PbScratch *s, const PbAllocator *mem);

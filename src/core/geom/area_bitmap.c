@@ -88,7 +88,7 @@ FillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b, const PbSh
 	PbEdgeBands ix;
 	int64_t		rows = w->y1 - w->y0;
 
-	if (PbEdgeBandsFor(sc, b, s, w->y0, w->y1, &ix))
+	if (PbEdgeBandsMayHelp(s, w->y0, w->y1) && PbEdgeBandsFor(sc, b, s, w->y0, w->y1, &ix))
 	{
 		FillFlagsBands(bits, nw, &ix, w);
 		return;

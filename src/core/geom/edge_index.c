@@ -221,8 +221,7 @@ PbEdgeBandsFor(PbScratch *sc, const PbBatch *b, const PbShape *s, int64_t y0, in
 	CacheEntry *e;
 	const IndexHead *h;
 
-	if (b->serial == 0 || s->kind != PB_SHAPE_INT ||
-		4 * (y1 - y0) > (int64_t) (s->box.ymax - s->box.ymin) ||
+	if (b->serial == 0 || s->kind != PB_SHAPE_INT || !PbEdgeBandsMayHelp(s, y0, y1) ||
 		PbShapePoints(b, s) < PB_EDGE_INDEX_MIN_POINTS)
 		return false;
 	if (c == NULL)

@@ -24,6 +24,8 @@
 
 /* Points a shape needs before it is indexed. */
 #define PB_EDGE_INDEX_MIN_POINTS 128
+/* Rows a shape needs before it is indexed. */
+#define PB_EDGE_INDEX_MIN_ROWS 32
 
 /* One shape's index, as PbEdgeBandsFor hands it out. */
 typedef struct PbEdgeBands
@@ -34,6 +36,19 @@ typedef struct PbEdgeBands
 	const uint32_t *start;		/* band k's entries: [start[k], start[k + 1]) */
 	const int32_t *edges;		/* entry i: x, first row, row past the last */
 } PbEdgeBands;
+
+/*
+ * The tests of PbEdgeBandsFor that read only the shape's box, inline: a
+ * shape of PB_EDGE_INDEX_MIN_ROWS rows at least, a window of a quarter of
+ * them at most (a nucleus's pairs stop here, at the cost of a compare).
+ */
+static inline bool
+PbEdgeBandsMayHelp(const PbShape *s, int64_t y0, int64_t y1)
+{
+	int64_t		rows = (int64_t) (s->box.ymax - s->box.ymin);
+
+	return rows >= PB_EDGE_INDEX_MIN_ROWS && 4 * (y1 - y0) <= rows;
+}
 
 /*
  * Whether the edge-flag engine should read shape s of batch b through an

@@ -35,8 +35,6 @@ typedef struct IndexHead
 	int64_t		ymin;
 	int32_t		shift;
 	uint32_t	nbands;
-	uint32_t	nentries;
-	uint32_t	pad;
 } IndexHead;
 
 struct PbEdgeCache
@@ -171,7 +169,7 @@ BuildIndex(PbEdgeCache *c, const PbAllocator *mem, const PbBatch *b, const PbSha
 
 	while (shift < 31 && (size_t) ((height - 1) >> shift) + 1 > target)
 		shift++;
-	while (shift < 31 && (entries = EntriesAt(v, n, ymin, shift)) > MAX_ENTRIES_PER_EDGE * (uint64_t) n)
+	while (shift < 31 && EntriesAt(v, n, ymin, shift) > MAX_ENTRIES_PER_EDGE * (uint64_t) n)
 		shift++;
 	entries = EntriesAt(v, n, ymin, shift);
 	nbands = (uint32_t) (((height - 1) >> shift) + 1);
@@ -191,7 +189,7 @@ BuildIndex(PbEdgeCache *c, const PbAllocator *mem, const PbBatch *b, const PbSha
 		at = c->len;
 		c->len += bytes;
 		h = (IndexHead *) (c->arena + at);
-		*h = (IndexHead) {ymin, shift, nbands, (uint32_t) entries, 0};
+		*h = (IndexHead) {ymin, shift, nbands};
 		start = (uint32_t *) (h + 1);
 		edges = (int32_t *) (start + nbands + 1);
 		memset(start, 0, ((size_t) nbands + 1) * sizeof(uint32_t));

@@ -1,17 +1,19 @@
 /*
  * watershed_cpu.c: the watershed of watershed.h on CPU threads.
  *
- * Keys: the image is cut into square tiles, coloured in a 2 x 2 pattern
- * so that no two tiles of one colour touch (not even at a corner).  A
- * round runs the colours one after the other; within a colour every
- * active tile runs in parallel, reading its neighbour tiles' keys (which
- * nobody writes meanwhile) and writing only its own.  A tile computes the
+ * Keys: the image is cut into square tiles, run by the threads from one
+ * schedule (tile_sweep.h): a thread takes a marked tile none of whose
+ * eight neighbours is running, so that it reads its neighbour tiles' keys
+ * (which nobody writes meanwhile) and writes only its own; tiles are
+ * taken in sweeps, alternately forwards and backwards, and a flood goes
+ * on into the next tile as soon as a thread is free, with no barrier
+ * between colours or rounds.  A tile computes the
  * least keys it can reach from what it sees, by Dijkstra's algorithm on
  * the key order (every step strictly increases a key, so a popped key is
  * final for the tile), its queue a radix heap (ws_queue.h) started from
  * raster scans that leave only a few pixels to queue (TileFirstScan,
- * TileFrameScan).  A tile whose border keys changed activates its
- * eight neighbours; rounds go on until no tile is active, which is the
+ * TileFrameScan).  A tile whose border keys changed marks its eight
+ * neighbours; the sweeps go on until no tile is marked, which is the
  * unique least solution of the definition.
  *
  * Then, all in parallel over rows: each pixel's pointer; marker-less, the
@@ -20,10 +22,13 @@
  * each other's pixels with relaxed atomics: the values they write are the
  * same); the watershed lines.
  */
+#define _POSIX_C_SOURCE 200809L	/* pthreads */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tile_sweep.h"
 #include "watershed.h"
 #include "watershed_rules.h"
 #include "ws_minima.h"
@@ -61,10 +66,7 @@ typedef struct WsCtx
 	int			tile;
 	int64_t		tiles_x,
 				tiles_y;
-	uint8_t    *active;			/* per tile */
 	uint8_t    *visited;		/* per tile: its full first scan is done */
-	uint8_t    *border_changed; /* per tile, from its last run */
-	int64_t    *list;			/* tiles of the colour being run */
 	atomic_int	nomem;
 } WsCtx;
 
@@ -264,13 +266,11 @@ TileRelax(WsCtx *c, TileJob *job, uint64_t k, int64_t i, int64_t x, int64_t y)
  * Dijkstra's algorithm: a scan (TileFirstScan, TileFrameScan) lowers keys
  * and queues every pixel whose key may still lower a neighbour's, then the
  * queue pops keys in order, each final, offering them to the tile's
- * pixels.  Notes whether a frame pixel changed.
+ * pixels.  Whether a frame pixel changed.
  */
-static void
-TileRun(void *arg, int64_t item)
+static bool
+TileRun(WsCtx *c, int64_t t)
 {
-	WsCtx	   *c = arg;
-	int64_t		t = c->list[item];
 	TileJob		job;
 
 	TileBounds(c, t, &job.x0, &job.y0, &job.x1, &job.y1);
@@ -294,63 +294,55 @@ TileRun(void *arg, int64_t item)
 	if (!job.ok)
 		atomic_store(&c->nomem, 1);
 	c->visited[t] = 1;
-	c->border_changed[t] = job.border;
+	return job.border;
 }
 
-/* Activate the (up to eight) tiles around tile t. */
-static void
-ActivateAround(WsCtx *c, int64_t t)
+/* The key sweep, as its threads share it. */
+typedef struct KeySweep
 {
-	int64_t		tx = t % c->tiles_x,
-				ty = t / c->tiles_x;
+	WsCtx	   *c;
+	PbTileSweep *s;
+	pthread_t	caller;			/* the thread that polls */
+} KeySweep;
 
-	for (int64_t dy = -1; dy <= 1; dy++)
-		for (int64_t dx = -1; dx <= 1; dx++)
-		{
-			int64_t		nx = tx + dx,
-						ny = ty + dy;
+/*
+ * PbParItemFn: one thread of the key sweep, running the tiles the
+ * schedule gives it until none is marked; the calling thread's polls the
+ * run while it waits, and an allocation failure stops every thread.
+ */
+static void
+KeySweepThread(void *arg, int64_t item)
+{
+	KeySweep   *k = arg;
+	bool		polls = pthread_equal(pthread_self(), k->caller);
+	int64_t		t;
 
-			if ((dx || dy) && nx >= 0 && ny >= 0 && nx < c->tiles_x && ny < c->tiles_y)
-				c->active[ny * c->tiles_x + nx] = 1;
-		}
+	(void) item;
+	while ((t = PbTileSweepTake(k->s, polls)) >= 0)
+	{
+		bool		changed = TileRun(k->c, t);
+
+		if (atomic_load(&k->c->nomem))
+			PbTileSweepStop(k->s, PB_ERR_NOMEM);
+		PbTileSweepDone(k->s, t, changed);
+	}
 }
 
-/* Rounds of the four tile colours until no tile is active. */
+/* Every tile to its least keys: the key sweep on run's threads. */
 static PbStatus
 KeyRounds(WsCtx *c, const PbRun *run)
 {
-	int64_t		ntiles = c->tiles_x * c->tiles_y;
-	bool		any = true;
+	PbRun		quiet = *run;	/* the sweep polls, on the calling thread */
+	KeySweep	k = {c, PbTileSweepNew((int) c->tiles_x, (int) c->tiles_y, run), pthread_self()};
+	PbStatus	st;
 
-	memset(c->active, 1, ntiles);
-	while (any)
-	{
-		any = false;
-		for (int colour = 0; colour < 4; colour++)
-		{
-			int64_t		n = 0;
-			PbStatus st;
-
-			for (int64_t t = 0; t < ntiles; t++)
-				if (c->active[t] && (t % c->tiles_x % 2) + 2 * (t / c->tiles_x % 2) == colour)
-				{
-					c->list[n++] = t;
-					c->active[t] = 0;
-				}
-			if (n == 0)
-				continue;
-			any = true;
-			st = PbParallelFor(run, n, TileRun, c);
-			if (st != PB_OK)
-				return st;
-			if (atomic_load(&c->nomem))
-				return PB_ERR_NOMEM;
-			for (int64_t i = 0; i < n; i++)
-				if (c->border_changed[c->list[i]])
-					ActivateAround(c, c->list[i]);
-		}
-	}
-	return PB_OK;
+	if (k.s == NULL)
+		return PB_ERR_NOMEM;
+	quiet.poll = NULL;
+	PbParallelFor(&quiet, quiet.threads > 1 ? quiet.threads : 1, KeySweepThread, &k);
+	st = PbTileSweepStatus(k.s);
+	PbTileSweepFree(k.s);
+	return st;
 }
 
 /*
@@ -671,12 +663,9 @@ PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run
 	c.done = ScratchAlloc(scratch, c.g.n);
 	if (!c.g.markers)
 		c.parent = ScratchAlloc(scratch, sizeof(uint32_t) * c.g.n);
-	c.active = malloc(ntiles);
 	c.visited = calloc(ntiles, 1);
-	c.border_changed = calloc(ntiles, 1);
-	c.list = malloc(sizeof(int64_t) * ntiles);
 	if (!c.lv || !c.key || !c.seed || !c.ptr || !c.done || (!c.g.markers && !c.parent) ||
-		!c.active || !c.visited || !c.border_changed || !c.list)
+		!c.visited)
 		st = PB_ERR_NOMEM;
 	else
 		st = WatershedPhases(&c, run);
@@ -686,9 +675,6 @@ PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run
 	ScratchFree(scratch, c.ptr);
 	ScratchFree(scratch, c.done);
 	ScratchFree(scratch, c.parent);
-	free(c.active);
 	free(c.visited);
-	free(c.border_changed);
-	free(c.list);
 	return st;
 }

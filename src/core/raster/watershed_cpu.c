@@ -330,7 +330,7 @@ KeySweepThread(void *arg, int64_t item)
 
 /* Every tile to its least keys: the key sweep on run's threads. */
 static PbStatus
-KeyRounds(WsCtx *c, const PbRun *run)
+KeyPhase(WsCtx *c, const PbRun *run)
 {
 	PbRun		quiet = *run;	/* the sweep polls, on the calling thread */
 	KeySweep	k = {c, PbTileSweepNew((int) c->tiles_x, (int) c->tiles_y, run), pthread_self()};
@@ -550,7 +550,7 @@ WatershedPhases(WsCtx *c, const PbRun *run)
 
 	if ((st = PbParallelFor(run, rows, InitRows, c)) != PB_OK)
 		return st;
-	if ((st = KeyRounds(c, run)) != PB_OK)
+	if ((st = KeyPhase(c, run)) != PB_OK)
 		return st;
 	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
 		return st;

@@ -1,6 +1,7 @@
 /*
  * tile_sweep.h: the schedule of a tiled fixed-point run on several workers
- * (the GPU watershed's tiles on one or several GPUs): a grid of tiles,
+ * (the CPU watershed's tiles on its threads, the GPU watershed's on one or
+ * several GPUs): a grid of tiles,
  * each marked to run; a worker takes a marked tile none of whose eight
  * neighbours is running, so that a tile's run reads a halo that no one
  * writes meanwhile and the run is equal to some serial order of the same

@@ -307,7 +307,7 @@ typedef struct KeySweep
 
 /*
  * PbParItemFn: one thread of the key sweep, running the tiles the
- * schedule gives it until none is marked; the calling thread's polls the
+ * schedule gives it until none is marked; the calling thread polls the
  * run while it waits, and an allocation failure stops every thread.
  */
 static void

@@ -144,6 +144,14 @@ int			PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
  */
 int			PbGpuWatershedHolds(PbGpu *g, const PbWatershedSpec *spec, char *err, size_t err_len);
 
+/*
+ * Whether PbGpuWatershedOn, called now on gpus (ngpu of them, the first
+ * unable to hold the image whole), runs it in resident bands (1) or in
+ * tiles through the host (0); -1 with a reason in err.
+ */
+int			PbGpuWatershedBandsFit(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec,
+								   char *err, size_t err_len);
+
 /* What one GPU of a call on several did: its tile runs, seconds running them. */
 typedef struct PbGpuShare
 {
@@ -165,6 +173,24 @@ int			PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec
 							 uint32_t *labels, PbPollFn poll, void *poll_arg,
 							 PbRasterGpuStats *stats, PbGpuShare *shares,
 							 char *err, size_t err_len);
+
+/*
+ * A GPU as a device of the hybrid watershed (PbWatershedHybrid in
+ * src/core/raster/watershed.h): blocks of the CPU's key phase run by the
+ * automaton on g, within g's budget.  New: the device's context (NULL:
+ * out of memory); Begin, Run and End: its PbWsDevice functions, ctx that
+ * context; Free: the context freed, after End, and stats (or NULL) given
+ * what its blocks did (tiles: the blocks run).
+ */
+typedef struct PbGpuWsBlocks PbGpuWsBlocks;
+
+PbGpuWsBlocks *PbGpuWsBlocksNew(PbGpu *g);
+int			PbGpuWsBlocksBegin(void *ctx, const PbWatershedSpec *spec, int tile, int64_t max_side,
+							   int *block, char *err, size_t err_len);
+int			PbGpuWsBlocksRun(void *ctx, uint64_t *key, int64_t x0, int64_t y0, int64_t x1,
+							 int64_t y1, PbPollFn poll, void *poll_arg, char *err, size_t err_len);
+void		PbGpuWsBlocksEnd(void *ctx);
+void		PbGpuWsBlocksFree(PbGpuWsBlocks *k, PbRasterGpuStats *stats);
 
 #ifdef __cplusplus
 }

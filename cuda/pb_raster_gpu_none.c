@@ -122,6 +122,15 @@ PbGpuWatershedHolds(PbGpu *g, const PbWatershedSpec *spec, char *err, size_t err
 	return NoCuda(NULL, err, err_len);
 }
 
+/* No GPU watershed in bands without CUDA. */
+int
+PbGpuWatershedBandsFit(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, char *err,
+					   size_t err_len)
+{
+	(void) gpus, (void) ngpu, (void) spec;
+	return NoCuda(NULL, err, err_len);
+}
+
 /* No GPU watershed on several GPUs without CUDA. */
 int
 PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint32_t *labels,
@@ -131,4 +140,47 @@ PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint
 	(void) gpus, (void) ngpu, (void) spec, (void) labels, (void) poll, (void) poll_arg,
 		(void) shares;
 	return NoCuda(stats, err, err_len);
+}
+
+/* No GPU blocks of a hybrid watershed without CUDA. */
+PbGpuWsBlocks *
+PbGpuWsBlocksNew(PbGpu *g)
+{
+	(void) g;
+	return NULL;
+}
+
+/* No GPU blocks of a hybrid watershed without CUDA. */
+int
+PbGpuWsBlocksBegin(void *ctx, const PbWatershedSpec *spec, int tile, int64_t max_side,
+				   int *block, char *err, size_t err_len)
+{
+	(void) ctx, (void) spec, (void) tile, (void) max_side, (void) block;
+	return NoCuda(NULL, err, err_len);
+}
+
+/* No GPU blocks of a hybrid watershed without CUDA. */
+int
+PbGpuWsBlocksRun(void *ctx, uint64_t *key, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+				 PbPollFn poll, void *poll_arg, char *err, size_t err_len)
+{
+	(void) ctx, (void) key, (void) x0, (void) y0, (void) x1, (void) y1, (void) poll,
+		(void) poll_arg;
+	return NoCuda(NULL, err, err_len);
+}
+
+/* Nothing to end without CUDA. */
+void
+PbGpuWsBlocksEnd(void *ctx)
+{
+	(void) ctx;
+}
+
+/* Nothing to free without CUDA. */
+void
+PbGpuWsBlocksFree(PbGpuWsBlocks *k, PbRasterGpuStats *stats)
+{
+	(void) k;
+	if (stats)
+		memset(stats, 0, sizeof(*stats));
 }

@@ -275,6 +275,18 @@ void		WsLaunchInit(const WsRegion *r, const uint8_t *wall, const uint32_t *mk,
 void		WsLaunchFinish(const WsRegion *r, bool lines, bool number, uint32_t *bits,
 						   uint32_t *cnt, cudaStream_t s, int sms);
 
+/*
+ * Blocks of a hybrid run (watershed_blocks_host.cu): load the keys of
+ * the CPU's form ((c, d) in 64 bits) of the whole marker-less region r
+ * from in, on the device (marker-controlled keys have that form
+ * already); export the settled keys of its updatable rectangle in that
+ * form into out (marker-controlled, out may be r->key itself).  Walls and
+ * seeds are encoded after the import (WsLaunchInit) and decoded by the
+ * export.  Asynchronous on the stream.
+ */
+void		WsLaunchImport(const WsRegion *r, const uint64_t *in, cudaStream_t s, int sms);
+void		WsLaunchExport(const WsRegion *r, uint64_t *out, cudaStream_t s, int sms);
+
 /* Host, tiled runs: memset on host threads. */
 void		WsHostFill(void *p, int v, size_t n);
 

@@ -262,15 +262,30 @@ WsStoreRows(RgCtx *c, const WsPlan *p, const WsRegion *r, uint32_t *labels, char
 	return 0;
 }
 
+/* Copy region r's pixels to the device.  0, or -1 with a reason. */
+int
+WsLoadPixels(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
+			 const PbWatershedSpec *spec, PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	size_t		W = (size_t) p->w;
+	double		t0 = WsNowMs();
+
+	if (RgCopyIn(c, b->img, r->w * p->ps,
+				 (const char *) spec->image.data + ((size_t) r->gy0 * W + r->gx0) * p->ps,
+				 W * p->ps, r->w * p->ps, r->h, "copying the image to the GPU", err, err_len) != 0)
+		return -1;
+	st->transfer_ms += WsNowMs() - t0;
+	return 0;
+}
+
 /*
- * Load region r: its pixels; its state, INF (hkeys NULL) or the host's
- * (hkeys and labels); its walls and seeds encoded into the keys, the
- * input rows staged a chunk at a time.  0, or -1 with a reason.
+ * Encode region r's walls and seeds into its keys (over the state
+ * loaded), the input rows staged a chunk at a time; then wait for the
+ * load.  0, or -1 with a reason.
  */
 int
-WsLoadRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
-			 const PbWatershedSpec *spec, const uint32_t *labels, const char *hkeys,
-			 PbRasterGpuStats *st, char *err, size_t err_len)
+WsLoadMarks(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
+			const PbWatershedSpec *spec, PbRasterGpuStats *st, char *err, size_t err_len)
 {
 	int			rw = r->w,
 				rh = r->h;
@@ -283,28 +298,11 @@ WsLoadRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
 	 * the buffer by up to a row of the plan (65536² at 1GB: 10 KB).
 	 */
 	int			rows = fit < (size_t) rh ? (int) fit : rh;
-	size_t		n = (size_t) rw * rh;
 	size_t		W = (size_t) p->w;
 	uint32_t   *st_mk = (uint32_t *) b->stage;
 	uint8_t    *st_wall = (uint8_t *) b->stage + (p->mk ? (size_t) rows * rw * sizeof(uint32_t) : 0);
 	double		t0 = WsNowMs();
 
-	if (RgCopyIn(c, b->img, rw * p->ps,
-				 (const char *) spec->image.data + ((size_t) r->gy0 * W + r->gx0) * p->ps,
-				 W * p->ps, rw * p->ps, rh, "copying the image to the GPU", err, err_len) != 0)
-		return -1;
-	if (hkeys != NULL)
-	{
-		st->transfer_ms += WsNowMs() - t0;	/* WsLoadRows counts its own */
-		if (WsLoadRows(c, p, r, labels, hkeys, r->gy0, r->gy0 + rh, st, err, err_len) != 0)
-			return -1;
-		t0 = WsNowMs();
-	}
-	else
-	{
-		RG_TRY(cudaMemsetAsync(b->key, 0xFF, n * p->kb, c->stream), "clearing keys");
-		RG_TRY(cudaMemsetAsync(b->lab, 0xFF, n * sizeof(uint32_t), c->stream), "clearing labels");
-	}
 	for (int row0 = 0; row0 < rh; row0 += rows)
 	{
 		int			nr = rows < rh - row0 ? rows : rh - row0;
@@ -323,6 +321,35 @@ WsLoadRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
 	RG_TRY(cudaStreamSynchronize(c->stream), "loading the watershed input");
 	st->transfer_ms += WsNowMs() - t0;
 	return 0;
+fail:
+	return -1;
+}
+
+/*
+ * Load region r: its pixels; its state, INF (hkeys NULL) or the host's
+ * (hkeys and labels); its walls and seeds encoded into the keys.  0, or
+ * -1 with a reason.
+ */
+int
+WsLoadRegion(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
+			 const PbWatershedSpec *spec, const uint32_t *labels, const char *hkeys,
+			 PbRasterGpuStats *st, char *err, size_t err_len)
+{
+	size_t		n = (size_t) r->w * r->h;
+
+	if (WsLoadPixels(c, p, b, r, spec, st, err, err_len) != 0)
+		return -1;
+	if (hkeys != NULL)
+	{
+		if (WsLoadRows(c, p, r, labels, hkeys, r->gy0, r->gy0 + r->h, st, err, err_len) != 0)
+			return -1;
+	}
+	else
+	{
+		RG_TRY(cudaMemsetAsync(b->key, 0xFF, n * p->kb, c->stream), "clearing keys");
+		RG_TRY(cudaMemsetAsync(b->lab, 0xFF, n * sizeof(uint32_t), c->stream), "clearing labels");
+	}
+	return WsLoadMarks(c, p, b, r, spec, st, err, err_len);
 fail:
 	return -1;
 }
@@ -560,7 +587,7 @@ WsRunWhole(WsDev *d, const WsPlan *p, const PbWatershedSpec *spec, uint32_t *lab
 }
 
 /* The plan of spec's watershed: sizes, key bytes, what it reads and draws. */
-static void
+void
 WsPlanOf(WsPlan *p, const PbWatershedSpec *spec)
 {
 	memset(p, 0, sizeof(*p));
@@ -602,6 +629,33 @@ PbGpuWatershedHolds(PbGpu *g, const PbWatershedSpec *spec, char *err, size_t err
 	whole = WsWhole(&p, budget);
 	RgEnd(c);
 	return whole ? 1 : 0;
+}
+
+/* Whether spec's watershed runs in resident bands on gpus (see pb_raster_gpu.h). */
+extern "C" int
+PbGpuWatershedBandsFit(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, char *err,
+					   size_t err_len)
+{
+	WsDev		devs[PB_WS_MAX_DEVICES];
+	WsPlan		p;
+	int			begun = 0,
+				rc = -1;
+
+	if (ngpu < 1 || ngpu > PB_WS_MAX_DEVICES || PbWatershedCheck(spec) != PB_OK)
+	{
+		snprintf(err, err_len, "invalid watershed arguments (sizes, pixel type, connectivity or data)");
+		return -1;
+	}
+	memset(devs, 0, sizeof(devs));
+	WsPlanOf(&p, spec);
+	for (; begun < ngpu; begun++)
+		if (RgBegin(gpus[begun], &devs[begun].c, &devs[begun].budget, err, err_len) != 0)
+			goto done;
+	rc = WsBandsFit(&p, devs, ngpu) ? 1 : 0;
+done:
+	for (int d = 0; d < begun; d++)
+		RgEnd(devs[d].c);
+	return rc;
 }
 
 /*

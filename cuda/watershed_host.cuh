@@ -84,6 +84,21 @@ void		WsFreeBufs(RgCtx *c, WsBufs *b);
 void		WsRegionOf(const WsPlan *p, const WsBufs *b, const PbWatershedSpec *spec, bool tiled,
 					   int x0, int y0, int x1, int y1, WsRegion *r);
 
+/* The plan of spec's watershed, untiled: sizes, key bytes, what it reads and draws. */
+void		WsPlanOf(WsPlan *p, const PbWatershedSpec *spec);
+
+/*
+ * Load region r in three steps: its pixels (WsLoadPixels); its state; its
+ * walls and seeds encoded into the keys over that state, then the wait
+ * for the load (WsLoadMarks).  0, or -1 with a reason.
+ */
+int			WsLoadPixels(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
+						 const PbWatershedSpec *spec, PbRasterGpuStats *st, char *err,
+						 size_t err_len);
+int			WsLoadMarks(RgCtx *c, const WsPlan *p, const WsBufs *b, const WsRegion *r,
+						const PbWatershedSpec *spec, PbRasterGpuStats *st, char *err,
+						size_t err_len);
+
 /*
  * Load region r: its pixels; its state, INF (hkeys NULL) or the host's
  * (hkeys and labels); its walls and seeds encoded.  0, or -1 with a reason.

@@ -88,6 +88,79 @@ WsLaunchInit(const WsRegion *r, const uint8_t *wall, const uint32_t *mk, int row
 	}
 }
 
+/* Marker-less keys from the CPU's (c, d) keys: their distance parts. */
+__global__ void
+WsImportD(uint32_t *key, const uint64_t *in, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+		key[i] = WsKeyD(in[i]);
+}
+
+/* Load the CPU's keys of a whole marker-less region (see watershed_gpu.cuh). */
+void
+WsLaunchImport(const WsRegion *r, const uint64_t *in, cudaStream_t s, int sms)
+{
+	size_t		n = (size_t) r->w * r->h;
+
+	WsImportD<<<WsElemGrid(n, sms), 256, 0, s>>>((uint32_t *) r->key, in, n);
+}
+
+/*
+ * The real keys of region r's updatable rectangle, in the CPU's form,
+ * into out (laid out as the region): (INF, INF) for walls, (lv, 0) for
+ * seeds, (lv, d) marker-less.
+ */
+template <typename T, bool MK>
+__global__ void
+WsExportRect(WsRegion r, uint64_t *out)
+{
+	typedef typename WsKeyOf<MK>::T K;
+	size_t		cols = (size_t) (r.ux1 - r.ux0);
+	size_t		n = cols * (size_t) (r.uy1 - r.uy0);
+
+	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
+		 i += (size_t) gridDim.x * blockDim.x)
+	{
+		size_t		g = (size_t) (r.uy0 + i / cols) * r.w + r.ux0 + i % cols;
+		K			k = ((const K *) r.key)[g];
+		uint32_t	l = WsDecode<MK>(((const T *) r.img)[g], &k);
+
+		out[g] = l == WS_WALL ? WsKey(PB_WS_INF, PB_WS_INF) : WsFull<MK>(k, l);
+	}
+}
+
+/* The export of a pixel type. */
+template <typename T>
+static void
+WsExportOf(const WsRegion *r, uint64_t *out, cudaStream_t s, unsigned g)
+{
+	if (r->mk)
+		WsExportRect<T, true><<<g, 256, 0, s>>>(*r, out);
+	else
+		WsExportRect<T, false><<<g, 256, 0, s>>>(*r, out);
+}
+
+/* Export the keys of a settled region (see watershed_gpu.cuh). */
+void
+WsLaunchExport(const WsRegion *r, uint64_t *out, cudaStream_t s, int sms)
+{
+	unsigned	g = WsElemGrid((size_t) (r->ux1 - r->ux0) * (r->uy1 - r->uy0), sms);
+
+	switch (r->type)
+	{
+		case PB_PIX_16BUI:
+			WsExportOf<uint16_t>(r, out, s, g);
+			break;
+		case PB_PIX_32BF:
+			WsExportOf<float>(r, out, s, g);
+			break;
+		default:
+			WsExportOf<uint8_t>(r, out, s, g);
+			break;
+	}
+}
+
 /*
  * Whether pixel (x, y), not a wall, becomes a watershed-line pixel (the
  * line rule of watershed_rules.h): it is labelled and not a seed

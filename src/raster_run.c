@@ -399,10 +399,70 @@ WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 }
 
 /*
+ * The hybrid watershed of an image no GPU holds, whole or in bands: the
+ * CPU threads' key phase with each of the ndev GPUs of gpus taking blocks
+ * of its tiles (PbWatershedHybrid); the threads label after.  A GPU that
+ * fails gives one WARNING and leaves its blocks to the others; a cancel
+ * or a lack of memory raises its error once every GPU is done.
+ */
+static void
+WatershedWithCpu(PbGpu **gpus, int ndev, WatershedArgs *a)
+{
+	PbGpuWsBlocks *blocks[PB_MAX_GPUS] = {0};
+	PbWsDevice	devs[PB_MAX_GPUS];
+	PbWsHybridStats hs = {0};
+	double		busy[PB_MAX_GPUS];
+	int64		regions[PB_MAX_GPUS];
+	PbRun		run = PbCpuRun();
+	PbStatus	st = PB_ERR_NOMEM;
+
+	PG_TRY();
+	{
+		int			made = 0;
+
+		for (; made < ndev && (blocks[made] = PbGpuWsBlocksNew(gpus[made])) != NULL; made++)
+			devs[made] = (PbWsDevice)
+			{
+				PbGpuWsBlocksBegin, PbGpuWsBlocksRun, PbGpuWsBlocksEnd, blocks[made]
+			};
+		if (made == ndev)
+			st = PbWatershedHybrid(a->spec, a->labels, &run, &PbImageScratch, devs, ndev, &hs);
+	}
+	PG_FINALLY();
+	{
+		memset(&a->stats, 0, sizeof(a->stats));
+		for (int d = 0; d < ndev && blocks[d] != NULL; d++)
+		{
+			PbRasterGpuStats gs;
+
+			PbGpuWsBlocksFree(blocks[d], &gs);
+			a->stats.tiles += gs.tiles;
+			a->stats.rounds += gs.rounds;
+			a->stats.kernel_ms += gs.kernel_ms;
+			a->stats.transfer_ms += gs.transfer_ms;
+		}
+	}
+	PG_END_TRY();
+	CheckStatus(st, a->caller);
+	for (int d = 0; d < ndev; d++)
+	{
+		if (devs[d].failed)
+			ereport(WARNING,
+					(errmsg("%s: GPU %d failed; the CPU threads and the other GPUs finished its part",
+							a->caller, d),
+					 errdetail("%s", devs[d].err)));
+		busy[d] = devs[d].busy_s;
+		regions[d] = devs[d].regions;
+	}
+	a->hybrid = true;
+	ReportHybrid(&a->stats, ndev, busy, regions, hs.cpu_busy_s, hs.cpu_runs);
+}
+
+/*
  * PbGpuWork, pixelbox.device = hybrid: an image the first GPU holds whole
- * runs there alone; a larger one runs in tiles on every GPU together.  The
- * CPU threads take no tiles (the automaton runs on GPUs only): they draw
- * the lines and number the basins after.
+ * runs there alone; one the GPUs hold in resident bands runs so on every
+ * GPU; a larger one runs on the CPU threads with every GPU taking blocks
+ * of their tiles.
  */
 static int
 WatershedOnGpus(PbGpu *g, void *arg, char *err, size_t err_len)
@@ -419,6 +479,14 @@ WatershedOnGpus(PbGpu *g, void *arg, char *err, size_t err_len)
 	if (holds != 0)
 		return holds < 0 ? -1 : WatershedOnGpu(g, arg, err, err_len);
 	ndev = PbGpuRasterDevices(g, gpus, a->caller);
+	rc = PbGpuWatershedBandsFit(gpus, ndev, a->spec, err, err_len);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+	{
+		WatershedWithCpu(gpus, ndev, a);
+		return 0;
+	}
 	rc = PbGpuWatershedOn(gpus, ndev, a->spec, a->labels, PbInterruptArrived, NULL, &a->stats,
 						  shares, err, err_len);
 	if (rc != 0)
@@ -435,7 +503,7 @@ WatershedOnGpus(PbGpu *g, void *arg, char *err, size_t err_len)
 
 /*
  * The watershed of spec into labels, on the GPU when wanted and working
- * (with pixelbox.device = hybrid, a tiled one on every GPU together); a
+ * (with pixelbox.device = hybrid, on every GPU and the CPU threads); a
  * spec the core refuses is a bug of the caller, not of the user.
  */
 void

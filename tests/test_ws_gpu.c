@@ -884,6 +884,125 @@ done:
 	free(b);
 }
 
+/* PbWsDevices over GPU contexts gpus (n of them): the blocks of a hybrid watershed. */
+static void
+WgBlockDevices(PbGpu **gpus, int n, PbGpuWsBlocks **blocks, PbWsDevice *devs)
+{
+	for (int d = 0; d < n; d++)
+	{
+		blocks[d] = PbGpuWsBlocksNew(gpus[d]);
+		memset(&devs[d], 0, sizeof(devs[d]));
+		devs[d].begin = PbGpuWsBlocksBegin;
+		devs[d].run = PbGpuWsBlocksRun;
+		devs[d].end = PbGpuWsBlocksEnd;
+		devs[d].ctx = blocks[d];
+	}
+}
+
+/*
+ * The hybrid watershed with GPUs taking blocks of the CPU threads' tiles
+ * (PbWatershedHybrid with PbGpuWsBlocks): the labels equal the GPU's
+ * untiled run on every kind, with and without markers, walls and lines,
+ * with one GPU and two (a second context), and the GPUs ran blocks; a GPU
+ * whose budget holds no block is left out, same labels; a stop gives
+ * PB_ERR_STOPPED.
+ */
+void
+test_wsgpu_hybrid(void)
+{
+	char		err[256] = "";
+	int			count = PbGpuProbe(err, sizeof(err));
+	PbGpu	   *g[2] = {TestGpu(WG_BUDGET), NULL};
+	Rng			r = {71};
+	int			w = 613,
+				h = 509;
+	uint32_t   *a = WgMalloc(sizeof(uint32_t) * w * h);
+	uint32_t   *b = WgMalloc(sizeof(uint32_t) * w * h);
+	PbRun		run = {3, 16, NULL, NULL};
+	int64_t		blocks_run = 0;
+
+	if (g[0] == NULL)
+		goto done;
+	if ((g[1] = PbGpuOpen(400000, count > 1 ? 1 : 0, err, sizeof(err))) == NULL)
+	{
+		pb_check_fail(__FILE__, __LINE__, "a second context: %s", err);
+		goto done;
+	}
+	for (int kind = 0; kind < WG_KINDS; kind++)
+		for (int mode = 0; mode < 2; mode++)
+		{
+			WgCase		c = WgNew(w, h, kind == WG_SPECIAL ? PB_PIX_32BF : PB_PIX_8BUI);
+			PbWatershedSpec s;
+			PbGpuWsBlocks *blk[2];
+			PbWsDevice	devs[2];
+			PbWsHybridStats hs;
+			PbRasterGpuStats st;
+			int			ndev = 1 + (kind + mode) % 2;
+
+			WgFill(&c, &r, kind);
+			if (mode)
+				WgMarkers(&c, &r, 0.002, 9);
+			if (kind == WG_CONES || kind == WG_NOISE)
+				WgWalls(&c, &r, 0.05);
+			s = WgSpec(&c, kind % 2 ? 4 : 8, mode == kind % 2);
+			pb_test_context("%s markers %d lines %d, %d GPUs", wg_kind_names[kind], mode,
+							(int) s.lines, ndev);
+			if (WgGpu(&s, a, WG_BUDGET, NULL))
+			{
+				PbGpuSetBudget(g[0], kind % 3 == 0 ? 400000 : 250000);
+				WgBlockDevices(g, ndev, blk, devs);
+				CHECK_INT(PbWatershedHybrid(&s, b, &run, NULL, devs, ndev, &hs), PB_OK);
+				WgSame(b, a, w, h, "hybrid vs the GPU untiled");
+				for (int d = 0; d < ndev; d++)
+				{
+					if (devs[d].failed)
+						pb_check_fail(__FILE__, __LINE__, "GPU %d failed: %s", d, devs[d].err);
+					PbGpuWsBlocksFree(blk[d], &st);
+					CHECK_INT(st.tiles, devs[d].regions);
+					blocks_run += devs[d].regions;
+				}
+			}
+			WgFree(&c);
+		}
+	pb_test_note("blocks run by the GPUs: %lld", (long long) blocks_run);
+	CHECK(blocks_run > 0);
+
+	{
+		WgCase		c = WgNew(300, 300, PB_PIX_8BUI);
+		PbWatershedSpec s;
+		PbGpuWsBlocks *blk[2];
+		PbWsDevice	devs[2];
+
+		WgSpiral(&c.img, &r);
+		s = WgSpec(&c, 4, true);
+		if (WgGpu(&s, a, WG_BUDGET, NULL))
+		{
+			PbGpuSetBudget(g[0], 64);	/* holds no block */
+			WgBlockDevices(g, 2, blk, devs);
+			CHECK_INT(PbWatershedHybrid(&s, b, &run, NULL, devs, 2, NULL), PB_OK);
+			CHECK(devs[0].failed && !devs[1].failed);
+			CHECK_STR_HAS(devs[0].err, "too small for a block");
+			WgSame(b, a, 300, 300, "a GPU left out");
+			PbGpuWsBlocksFree(blk[0], NULL);
+			PbGpuWsBlocksFree(blk[1], NULL);
+
+			PbGpuSetBudget(g[0], 200000);
+			WgBlockDevices(g, 1, blk, devs);
+			run.poll = WgPollStop;
+			CHECK_INT(PbWatershedHybrid(&s, b, &run, NULL, devs, 1, NULL), PB_ERR_STOPPED);
+			run.poll = NULL;
+			PbGpuWsBlocksFree(blk[0], NULL);
+		}
+		PbGpuSetBudget(g[0], WG_BUDGET);
+		WgFree(&c);
+	}
+done:
+	if (g[1] != NULL)
+		PbGpuClose(g[1]);
+	free(a);
+	free(b);
+}
+
 /*
  * Three GPUs (three contexts: on devices 1 and 2 where they exist, else
  * on device 0) whose budgets each hold a third of the rows and not the

@@ -2,8 +2,9 @@
  * tests_ws.h: the tests of tests/test_watershed.c (the CPU watershed
  * against the reference automaton and hand-worked results),
  * tests/test_ws_poll.c (its polls), tests/test_ws_large.c (whole tiles
- * with wide plateaus) and tests/test_tile_sweep.c (the schedule of the
- * GPUs' tiles), in order.
+ * with wide plateaus), tests/test_tile_sweep.c (the schedule of the
+ * tiles and of devices' blocks) and tests/test_ws_hybrid.c (the CPU
+ * threads with model devices), in order.
  */
 #ifndef PB_TESTS_WS_H
 #define PB_TESTS_WS_H
@@ -23,6 +24,10 @@
 	X(test_ws_large_plateaus) \
 	X(test_tile_sweep_fixed_point) \
 	X(test_tile_sweep_order) \
-	X(test_tile_sweep_stop_and_badarg)
+	X(test_tile_sweep_stop_and_badarg) \
+	X(test_tile_sweep_blocks) \
+	X(test_tile_sweep_block_choice) \
+	X(test_ws_hybrid_matches_cpu) \
+	X(test_ws_hybrid_failures)
 
 #endif

@@ -15,6 +15,7 @@
 	X(test_wsgpu_staging) \
 	X(test_wsgpu_multi) \
 	X(test_wsgpu_bands) \
+	X(test_wsgpu_hybrid) \
 	X(test_wsgpu_sync) \
 	X(test_wsgpu_repeat) \
 	X(test_wsgpu_poll) \

@@ -9,6 +9,12 @@
  * again.  Tiles are taken in sweeps over the grid, alternately forwards
  * and backwards, so that a flood crosses the grid in few sweeps; the run
  * is over when no tile is marked and none runs.  Thread-safe.
+ *
+ * A device that runs many tiles at once (a GPU in a hybrid run) takes a
+ * block of them instead: it reserves the block with the most marked
+ * tiles, and its ring of tiles around it, so that no worker starts a tile
+ * there; once nothing there runs, the block runs as one, and its ring may
+ * not run meanwhile (the ring's keys are the block's halo).
  */
 #ifndef PB_TILE_SWEEP_H
 #define PB_TILE_SWEEP_H
@@ -45,6 +51,33 @@ int64_t		PbTileSweepTake(PbTileSweep *s, bool polls);
 
 /* Tile t, taken, has run; changed: its border changed (its neighbours run again). */
 void		PbTileSweepDone(PbTileSweep *s, int64_t t, bool changed);
+
+/* A block of tiles [tx0, tx1) x [ty0, ty1) that a device runs as one. */
+typedef struct PbTileBlock
+{
+	int			tx0,
+				ty0,
+				tx1,
+				ty1;
+} PbTileBlock;
+
+/*
+ * Take the next block of at most bw x bh tiles to run (aligned on a grid
+ * of such blocks, the one with the most marked tiles), waiting while
+ * tiles of it or of its ring still run; false when the run is over or
+ * stopped.  Its tiles are no longer marked.  The polling worker polls as
+ * in PbTileSweepTake.
+ */
+bool		PbTileSweepTakeBlock(PbTileSweep *s, int bw, int bh, bool polls, PbTileBlock *b);
+
+/* Mark tile t to run again (a tile next to a block whose border changed). */
+void		PbTileSweepMark(PbTileSweep *s, int64_t t);
+
+/*
+ * Block b, taken, has run: its ring may run again.  failed: it did not
+ * finish, so its tiles and its ring are marked to run again.
+ */
+void		PbTileSweepDoneBlock(PbTileSweep *s, const PbTileBlock *b, bool failed);
 
 /* Stop the run for why: every take returns -1 from now on. */
 void		PbTileSweepStop(PbTileSweep *s, PbStatus why);

@@ -157,6 +157,60 @@ PbStatus PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels,
 PbStatus PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels,
 						  const PbRun *run, const PbAllocator *scratch);
 
+/* The most devices of a hybrid watershed. */
+#define PB_WS_MAX_DEVICES 16
+
+/*
+ * A device of a hybrid watershed (PbWatershedHybrid), which runs blocks of
+ * its key phase.  begin: get ready for spec's image, whose tiles are tile
+ * pixels a side; *block gets the side of its blocks in tiles (>= 1, at
+ * most max_side pixels); 0, or -1 with a reason.  run: the least keys of
+ * interior [x0,x1) x [y0,y1) given the keys around it, read from and
+ * written back to key, the CPU version's image-wide keys ((c, d); a
+ * seed's (lv, 0); a wall's (INF, INF)), no other pixel's written; 0, 1
+ * when poll asked to stop, -1 with a reason (either way the interior's
+ * keys then lie between what they were and the answer).  end: release
+ * what begin took.  Called from one thread at a time.
+ */
+typedef struct PbWsDevice
+{
+	int			(*begin) (void *ctx, const PbWatershedSpec *spec, int tile, int64_t max_side,
+						  int *block, char *err, size_t err_len);
+	int			(*run) (void *ctx, uint64_t *key, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+						PbPollFn poll, void *poll_arg, char *err, size_t err_len);
+	void		(*end) (void *ctx);
+	void	   *ctx;
+	/* out */
+	int64_t		regions;		/* block runs */
+	int64_t		pixels;			/* pixels of those blocks */
+	double		busy_s;			/* seconds in run() */
+	bool		failed;			/* begin or a run failed: err says why */
+	char		err[256];
+} PbWsDevice;
+
+/* What the CPU threads of a hybrid watershed did. */
+typedef struct PbWsHybridStats
+{
+	int64_t		tiles;			/* tiles of the image */
+	int64_t		cpu_runs;		/* tile runs on the CPU threads */
+	double		cpu_busy_s;		/* summed over the threads */
+	int			cpu_threads;
+} PbWsHybridStats;
+
+/*
+ * PbWatershedCpuIn with the ndev devices taking blocks of the key phase's
+ * tiles from the CPU threads' schedule (tile_sweep.h): each device, on a
+ * thread of its own, takes the block with the most tiles to run and runs
+ * it as one; run->threads less one per device CPU threads take the
+ * tiles.  The keys only decrease to the one least solution, whoever runs
+ * what, so the labels are PbWatershedCpu's, bit for bit.  A device that
+ * fails stops taking blocks (failed, err) and the others finish its work.
+ * stats may be NULL.
+ */
+PbStatus PbWatershedHybrid(const PbWatershedSpec *spec, uint32_t *labels,
+						   const PbRun *run, const PbAllocator *scratch,
+						   PbWsDevice *devs, int ndev, PbWsHybridStats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 #define _POSIX_C_SOURCE 200809L	/* pthreads */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,51 +298,247 @@ TileRun(WsCtx *c, int64_t t)
 	return job.border;
 }
 
-/* The key sweep, as its threads share it. */
+/* The key sweep, as its threads share it; in a hybrid run, with its devices. */
 typedef struct KeySweep
 {
 	WsCtx	   *c;
 	PbTileSweep *s;
 	pthread_t	caller;			/* the thread that polls */
+	const PbRun *run;
+	PbWsDevice *devs[PB_WS_MAX_DEVICES];	/* hybrid: the devices that began */
+	int			ndev;
+	int			block[PB_WS_MAX_DEVICES];	/* their blocks' side in tiles */
+	_Atomic double cpu_busy_s;
+	int64_t		runs;			/* tile and block runs */
 } KeySweep;
 
+/* Add seconds to an atomic sum. */
+static void
+AddSeconds(_Atomic double *sum, double s)
+{
+	double		old = atomic_load(sum);
+
+	while (!atomic_compare_exchange_weak(sum, &old, old + s))
+		;
+}
+
 /*
- * PbParItemFn: one thread of the key sweep, running the tiles the
- * schedule gives it until none is marked; the calling thread polls the
- * run while it waits, and an allocation failure stops every thread.
+ * One thread of the CPU's key sweep, running the tiles the schedule gives
+ * it until none is marked; the calling thread polls the run while it
+ * waits, and an allocation failure stops every thread.
  */
 static void
-KeySweepThread(void *arg, int64_t item)
+CpuTiles(KeySweep *k)
 {
-	KeySweep   *k = arg;
 	bool		polls = pthread_equal(pthread_self(), k->caller);
+	double		busy = 0;
 	int64_t		t;
 
-	(void) item;
 	while ((t = PbTileSweepTake(k->s, polls)) >= 0)
 	{
+		double		t0 = PbMonotonicSeconds();
 		bool		changed = TileRun(k->c, t);
 
+		busy += PbMonotonicSeconds() - t0;
 		if (atomic_load(&k->c->nomem))
 			PbTileSweepStop(k->s, PB_ERR_NOMEM);
 		PbTileSweepDone(k->s, t, changed);
 	}
+	AddSeconds(&k->cpu_busy_s, busy);
 }
 
-/* Every tile to its least keys: the key sweep on run's threads. */
+/* The pixel rectangle of block b, clipped to the image. */
+static void
+BlockBounds(const WsCtx *c, const PbTileBlock *b, int64_t *x0, int64_t *y0,
+			int64_t *x1, int64_t *y1)
+{
+	*x0 = (int64_t) b->tx0 * c->tile;
+	*y0 = (int64_t) b->ty0 * c->tile;
+	*x1 = (int64_t) b->tx1 * c->tile < c->g.width ? (int64_t) b->tx1 * c->tile : c->g.width;
+	*y1 = (int64_t) b->ty1 * c->tile < c->g.height ? (int64_t) b->ty1 * c->tile : c->g.height;
+}
+
+/* Frame pixel f of rectangle [x0,x1) x [y0,y1), going round it: its coordinates. */
+static void
+FramePixel(int64_t f, int64_t x0, int64_t y0, int64_t x1, int64_t y1, int64_t *x, int64_t *y)
+{
+	int64_t		w = x1 - x0,
+				h = y1 - y0;
+
+	if (h == 1 || w == 1)		/* a line: all of it */
+	{
+		*x = h == 1 ? x0 + f : x0;
+		*y = h == 1 ? y0 : y0 + f;
+	}
+	else if (f < 2 * w)			/* top row, then bottom row */
+	{
+		*x = x0 + f % w;
+		*y = f < w ? y0 : y1 - 1;
+	}
+	else						/* the two columns between */
+	{
+		*x = (f - 2 * w) % 2 == 0 ? x0 : x1 - 1;
+		*y = y0 + 1 + (f - 2 * w) / 2;
+	}
+}
+
+/* Pixels on the frame of a w x h rectangle. */
+static int64_t
+FrameSize(int64_t w, int64_t h)
+{
+	return h == 1 ? w : w == 1 ? h : 2 * w + 2 * (h - 2);
+}
+
+/*
+ * After a block's run: mark every tile outside the block next to a frame
+ * pixel whose key changed (saved: the frame's keys before the run).
+ */
+static void
+MarkAroundBlock(KeySweep *k, const PbTileBlock *b, const uint64_t *saved)
+{
+	WsCtx	   *c = k->c;
+	int64_t		x0,
+				y0,
+				x1,
+				y1,
+				nf,
+				last = -1;
+
+	BlockBounds(c, b, &x0, &y0, &x1, &y1);
+	nf = FrameSize(x1 - x0, y1 - y0);
+	for (int64_t f = 0; f < nf; f++)
+	{
+		int64_t		x,
+					y;
+
+		FramePixel(f, x0, y0, x1, y1, &x, &y);
+		if (c->key[y * c->g.width + x] == saved[f])
+			continue;
+		for (int j = 0; j < 8; j++)
+		{
+			int64_t		nx = x + PbNbDx(j),
+						ny = y + PbNbDy(j),
+						t;
+
+			if (nx < 0 || ny < 0 || nx >= c->g.width || ny >= c->g.height ||
+				(nx >= x0 && nx < x1 && ny >= y0 && ny < y1))
+				continue;
+			t = (ny / c->tile) * c->tiles_x + nx / c->tile;
+			if (t != last)		/* most repeats are the last one */
+				PbTileSweepMark(k->s, t);
+			last = t;
+		}
+	}
+}
+
+/* Set the visited flag of block b's tiles: whether they hold a tile run's state. */
+static void
+SetVisited(WsCtx *c, const PbTileBlock *b, uint8_t v)
+{
+	for (int ty = b->ty0; ty < b->ty1; ty++)
+		memset(c->visited + (int64_t) ty * c->tiles_x + b->tx0, v, (size_t) (b->tx1 - b->tx0));
+}
+
+/*
+ * One device's thread of a hybrid key sweep: the blocks the schedule gives
+ * it, each with its frame's keys saved before and compared after.  A
+ * failed block is marked to run again with its ring, its tiles from a
+ * first scan (their keys may be half done), and the device takes no more;
+ * a stop stops the sweep.
+ */
+static void
+DeviceBlocks(KeySweep *k, int d)
+{
+	PbWsDevice *dev = k->devs[d];
+	WsCtx	   *c = k->c;
+	bool		polls = pthread_equal(pthread_self(), k->caller);
+	int64_t		side = (int64_t) k->block[d] * c->tile;
+	uint64_t   *saved = malloc(sizeof(uint64_t) * (size_t) (4 * side + 4));
+	PbTileBlock b;
+
+	if (saved == NULL)
+	{
+		snprintf(dev->err, sizeof(dev->err), "out of memory for a block's frame");
+		dev->failed = true;
+		return;
+	}
+	while (PbTileSweepTakeBlock(k->s, k->block[d], k->block[d], polls, &b))
+	{
+		int64_t		x0,
+					y0,
+					x1,
+					y1,
+					nf;
+		double		t0 = PbMonotonicSeconds();
+		int			rc;
+
+		BlockBounds(c, &b, &x0, &y0, &x1, &y1);
+		nf = FrameSize(x1 - x0, y1 - y0);
+		for (int64_t f = 0; f < nf; f++)
+		{
+			int64_t		x,
+						y;
+
+			FramePixel(f, x0, y0, x1, y1, &x, &y);
+			saved[f] = c->key[y * c->g.width + x];
+		}
+		rc = dev->run(dev->ctx, c->key, x0, y0, x1, y1, polls ? k->run->poll : NULL,
+					  k->run->poll_arg, dev->err, sizeof(dev->err));
+		dev->busy_s += PbMonotonicSeconds() - t0;
+		dev->regions++;
+		dev->pixels += (x1 - x0) * (y1 - y0);
+		if (rc != 0)
+		{
+			SetVisited(c, &b, 0);
+			PbTileSweepDoneBlock(k->s, &b, true);
+			if (rc == 1)
+				PbTileSweepStop(k->s, PB_ERR_STOPPED);
+			else
+				dev->failed = true;
+			break;
+		}
+		SetVisited(c, &b, 1);
+		MarkAroundBlock(k, &b, saved);
+		PbTileSweepDoneBlock(k->s, &b, false);
+	}
+	free(saved);
+}
+
+/* PbParItemFn: item i < ndev drives device i, the others are CPU threads. */
+static void
+KeySweepThread(void *arg, int64_t item)
+{
+	KeySweep   *k = arg;
+
+	if (item < k->ndev)
+		DeviceBlocks(k, (int) item);
+	else
+		CpuTiles(k);
+}
+
+/*
+ * Every tile to its least keys: the key sweep on run's threads, and in a
+ * hybrid run the devices of k (begun) on threads of their own.
+ */
 static PbStatus
-KeyPhase(WsCtx *c, const PbRun *run)
+KeyPhase(WsCtx *c, const PbRun *run, KeySweep *k)
 {
 	PbRun		quiet = *run;	/* the sweep polls, on the calling thread */
-	KeySweep	k = {c, PbTileSweepNew((int) c->tiles_x, (int) c->tiles_y, run), pthread_self()};
+	int			cpu = run->threads - k->ndev > 1 ? run->threads - k->ndev : 1;
 	PbStatus	st;
 
-	if (k.s == NULL)
+	k->c = c;
+	k->run = run;
+	k->caller = pthread_self();
+	atomic_init(&k->cpu_busy_s, 0);
+	if ((k->s = PbTileSweepNew((int) c->tiles_x, (int) c->tiles_y, run)) == NULL)
 		return PB_ERR_NOMEM;
 	quiet.poll = NULL;
-	PbParallelFor(&quiet, quiet.threads > 1 ? quiet.threads : 1, KeySweepThread, &k);
-	st = PbTileSweepStatus(k.s);
-	PbTileSweepFree(k.s);
+	quiet.threads = cpu + k->ndev;
+	PbParallelFor(&quiet, quiet.threads, KeySweepThread, k);
+	st = PbTileSweepStatus(k->s);
+	k->runs = PbTileSweepRuns(k->s);
+	PbTileSweepFree(k->s);
 	return st;
 }
 
@@ -541,16 +738,23 @@ ClearLineRows(void *arg, int64_t item)
 			c->labels[i] = 0;
 }
 
-/* Every phase after the arguments are checked and memory is had. */
+/*
+ * Every phase after the arguments are checked and memory is had; k holds
+ * the devices of a hybrid run (begun) and what its sweep did.
+ */
 static PbStatus
-WatershedPhases(WsCtx *c, const PbRun *run)
+WatershedPhases(WsCtx *c, const PbRun *run, KeySweep *k)
 {
 	int64_t		rows = (c->g.height + WS_ROWS_PER_ITEM - 1) / WS_ROWS_PER_ITEM;
 	PbStatus st;
 
 	if ((st = PbParallelFor(run, rows, InitRows, c)) != PB_OK)
 		return st;
-	if ((st = KeyPhase(c, run)) != PB_OK)
+	st = KeyPhase(c, run, k);
+	for (int d = 0; d < k->ndev; d++)
+		k->devs[d]->end(k->devs[d]->ctx);
+	k->ndev = 0;
+	if (st != PB_OK)
 		return st;
 	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
 		return st;
@@ -623,22 +827,59 @@ PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run)
 }
 
 /*
- * The same, its image-sized scratch from scratch: all of it taken first,
- * on this thread, then the tiles' small arrays (malloc).
+ * Begin the devices of a hybrid run into k (those that fail are left
+ * out, failed), once the image-sized scratch is had: blocks of a quarter
+ * of the image's side at most, so that the CPU threads and the other
+ * devices have room beside them.
  */
-PbStatus
-PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
-				 const PbAllocator *scratch)
+static void
+BeginDevices(const WsCtx *c, PbWsDevice *devs, int ndev, KeySweep *k)
+{
+	int64_t		side = c->g.width > c->g.height ? c->g.width : c->g.height;
+	int64_t		max_side = (side + 3) / 4 > c->tile ? (side + 3) / 4 : c->tile;
+
+	for (int d = 0; d < ndev; d++)
+	{
+		PbWsDevice *dev = &devs[d];
+		int			block = 0;
+
+		dev->regions = dev->pixels = 0;
+		dev->busy_s = 0;
+		dev->failed = false;
+		dev->err[0] = '\0';
+		if (dev->begin(dev->ctx, c->spec, c->tile, max_side, &block, dev->err,
+					   sizeof(dev->err)) != 0)
+		{
+			dev->failed = true;
+			continue;
+		}
+		k->block[k->ndev] = block > 0 ? block : 1;
+		k->devs[k->ndev++] = dev;
+	}
+}
+
+/*
+ * The watershed on run's threads and the ndev devices (none: the CPU's
+ * alone), its image-sized scratch from scratch: all of it taken first,
+ * on this thread, then the devices begun and the tiles' small arrays
+ * (malloc).
+ */
+static PbStatus
+WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
+			 const PbAllocator *scratch, PbWsDevice *devs, int ndev, PbWsHybridStats *stats)
 {
 	WsCtx		c;
+	KeySweep	k;
 	int64_t		ntiles;
 	PbStatus st = PbWatershedCheck(spec);
 
 	if (st != PB_OK)
 		return st;
-	if (labels == NULL || run == NULL || run->threads < 1 || run->tile < 0)
+	if (labels == NULL || run == NULL || run->threads < 1 || run->tile < 0 ||
+		ndev < 0 || ndev > PB_WS_MAX_DEVICES || (ndev > 0 && devs == NULL))
 		return PB_ERR_BADARG;
 	memset(&c, 0, sizeof(c));
+	memset(&k, 0, sizeof(k));
 	WsGridInit(&c.g, spec);
 	c.spec = spec;
 	c.labels = labels;
@@ -668,7 +909,22 @@ PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run
 		!c.visited)
 		st = PB_ERR_NOMEM;
 	else
-		st = WatershedPhases(&c, run);
+	{
+		BeginDevices(&c, devs, ndev, &k);
+		st = WatershedPhases(&c, run, &k);
+	}
+	if (stats)
+	{
+		int			cpu = run->threads - k.ndev > 1 ? run->threads - k.ndev : 1;
+		int64_t		dev_runs = 0;
+
+		for (int d = 0; d < ndev; d++)
+			dev_runs += devs[d].regions;
+		stats->tiles = ntiles;
+		stats->cpu_threads = cpu;
+		stats->cpu_busy_s = atomic_load(&k.cpu_busy_s);
+		stats->cpu_runs = k.runs - dev_runs;
+	}
 	ScratchFree(scratch, c.lv);
 	ScratchFree(scratch, c.key);
 	ScratchFree(scratch, c.seed);
@@ -677,4 +933,24 @@ PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run
 	ScratchFree(scratch, c.parent);
 	free(c.visited);
 	return st;
+}
+
+/*
+ * The same, its image-sized scratch from scratch: all of it taken first,
+ * on this thread, then the tiles' small arrays (malloc).
+ */
+PbStatus
+PbWatershedCpuIn(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
+				 const PbAllocator *scratch)
+{
+	return WatershedRun(spec, labels, run, scratch, NULL, 0, NULL);
+}
+
+/* See watershed.h. */
+PbStatus
+PbWatershedHybrid(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
+				  const PbAllocator *scratch, PbWsDevice *devs, int ndev,
+				  PbWsHybridStats *stats)
+{
+	return WatershedRun(spec, labels, run, scratch, devs, ndev, stats);
 }

@@ -63,8 +63,8 @@ FROM maze;
 SELECT stage, device, tiles > 0 AS ran FROM pb_raster_report()
 WHERE stage IN ('compute', 'busy') ORDER BY stage, device;
 SET pixelbox.cpu_threads = 4;
--- watersheds: the GPUs' tiles (the CPU threads take none), marker-less
--- with lines, and flooded from the marker through the whole maze
+-- watersheds: the CPU threads' tiles and the GPU's blocks of them,
+-- marker-less with lines, and flooded from the marker through the whole maze
 SELECT md5(pb_watershed(mask, NULL, 8, NULL, true)) = (SELECT ws FROM want) AS same_ws,
 	   md5(pb_watershed(mask, marker, 4, mask)) = (SELECT ws_marker FROM want) AS same_ws_marker
 FROM maze;

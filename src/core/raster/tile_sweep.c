@@ -187,9 +187,12 @@ Reserve(PbTileSweep *s, const PbTileBlock *b, int delta)
 			s->reserved[(int64_t) y * s->ntx + x] += delta;
 }
 
-/* Marked tiles of block b, or -1 when one of its tiles is reserved (lock held). */
+/*
+ * Marked tiles of block b, with its running ones too where running is
+ * set; -1 when one of its tiles is reserved (lock held).
+ */
 static int64_t
-BlockMarked(const PbTileSweep *s, const PbTileBlock *b)
+BlockMarked(const PbTileSweep *s, const PbTileBlock *b, bool running)
 {
 	int64_t		m = 0;
 
@@ -200,15 +203,17 @@ BlockMarked(const PbTileSweep *s, const PbTileBlock *b)
 
 			if (s->reserved[t])
 				return -1;
-			m += s->marked[t];
+			m += s->marked[t] + (running ? s->running[t] : 0);
 		}
 	return m;
 }
 
 /*
- * The block of the bw x bh grid with the most marked tiles, none of them
- * reserved by another device (so that two devices' blocks are never
- * neighbours); false when there is none (lock held).
+ * The block of the bw x bh grid with the most tiles marked or running
+ * (a running tile marks its neighbours next: where a flood goes on, the
+ * device takes it over from the CPU threads), none of them reserved by
+ * another device (so that two devices' blocks are never neighbours);
+ * false when there is none (lock held).
  */
 static bool
 BestBlock(const PbTileSweep *s, int bw, int bh, PbTileBlock *best)
@@ -220,7 +225,7 @@ BestBlock(const PbTileSweep *s, int bw, int bh, PbTileBlock *best)
 		{
 			PbTileBlock b = {bx, by, bx + bw < s->ntx ? bx + bw : s->ntx,
 			by + bh < s->nty ? by + bh : s->nty};
-			int64_t		m = BlockMarked(s, &b);
+			int64_t		m = BlockMarked(s, &b, true);
 
 			if (m > most)
 			{
@@ -288,7 +293,7 @@ PbTileSweepTakeBlock(PbTileSweep *s, int bw, int bh, bool polls, PbTileBlock *b)
 
 			/* the CPU threads may have run its marked tiles meanwhile */
 			Reserve(s, b, -1);
-			any = BlockMarked(s, b) > 0;
+			any = BlockMarked(s, b, false) > 0;
 			Reserve(s, b, 1);
 			if (any)
 			{

@@ -11,8 +11,8 @@
  * is over when no tile is marked and none runs.  Thread-safe.
  *
  * A device that runs many tiles at once (a GPU in a hybrid run) takes a
- * block of them instead: it reserves the block with the most marked
- * tiles, and its ring of tiles around it, so that no worker starts a tile
+ * block of them instead: it reserves the block with the most tiles marked
+ * or running, and its ring of tiles around it, so that no worker starts a tile
  * there; once nothing there runs, the block runs as one, and its ring may
  * not run meanwhile (the ring's keys are the block's halo).
  */
@@ -63,9 +63,9 @@ typedef struct PbTileBlock
 
 /*
  * Take the next block of at most bw x bh tiles to run (aligned on a grid
- * of such blocks, the one with the most marked tiles), waiting while
- * tiles of it or of its ring still run; false when the run is over or
- * stopped.  Its tiles are no longer marked.  The polling worker polls as
+ * of such blocks, the one with the most tiles marked or running), waiting
+ * while tiles of it or of its ring still run; false when the run is over
+ * or stopped.  Its tiles are no longer marked.  The polling worker polls as
  * in PbTileSweepTake.
  */
 bool		PbTileSweepTakeBlock(PbTileSweep *s, int bw, int bh, bool polls, PbTileBlock *b);

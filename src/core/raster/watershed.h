@@ -195,6 +195,8 @@ typedef struct PbWsHybridStats
 	int64_t		cpu_runs;		/* tile runs on the CPU threads */
 	double		cpu_busy_s;		/* summed over the threads */
 	int			cpu_threads;
+	double		keys_s;			/* seconds of the key phase (the devices' part) */
+	double		labels_s;		/* seconds of the rest: devices begun, pointers, labels, lines */
 } PbWsHybridStats;
 
 /*

@@ -310,6 +310,7 @@ typedef struct KeySweep
 	int			block[PB_WS_MAX_DEVICES];	/* their blocks' side in tiles */
 	_Atomic double cpu_busy_s;
 	int64_t		runs;			/* tile and block runs */
+	double		keys_s;			/* seconds of the key phase */
 } KeySweep;
 
 /* Add seconds to an atomic sum. */
@@ -601,25 +602,21 @@ static inline int
 PixelPointer(const WsCtx *c, int64_t i, int64_t x, int64_t y)
 {
 	uint32_t	lvu = c->lv[i];
-	uint64_t	best = WsBase(c->g.markers != NULL, lvu),
-				bestkey = UINT64_MAX;
+	unsigned __int128 best = (unsigned __int128) WsBase(c->g.markers != NULL, lvu) << 64 | UINT64_MAX;
 	int			p = -1;
 
 	if (x == 0 || y == 0 || x == c->g.width - 1 || y == c->g.height - 1)
 		return WsPointer(&c->g, c->lv, c->key, x, y);
 	for (int j = 0; j < c->g.conn; j++)
 	{
-		uint64_t	kv = c->key[i + c->off[j]],
-					cand = WsCand(kv, lvu);
+		uint64_t	kv = c->key[i + c->off[j]];
+		unsigned __int128 v = (unsigned __int128) WsCand(kv, lvu) << 64 | kv;
+		bool		less = v < best;	/* WsPrefer's order, without a branch */
 
-		if (WsPrefer(cand, kv, best, bestkey))
-		{
-			best = cand;
-			bestkey = kv;
-			p = j;
-		}
+		best = less ? v : best;
+		p = less ? j : p;
 	}
-	return WsKeyD(best) != PB_WS_INF ? p : -1;
+	return WsKeyD((uint64_t) (best >> 64)) != PB_WS_INF ? p : -1;
 }
 
 /*
@@ -750,7 +747,9 @@ WatershedPhases(WsCtx *c, const PbRun *run, KeySweep *k)
 
 	if ((st = PbParallelFor(run, rows, InitRows, c)) != PB_OK)
 		return st;
+	k->keys_s = PbMonotonicSeconds();
 	st = KeyPhase(c, run, k);
+	k->keys_s = PbMonotonicSeconds() - k->keys_s;
 	for (int d = 0; d < k->ndev; d++)
 		k->devs[d]->end(k->devs[d]->ctx);
 	k->ndev = 0;
@@ -871,6 +870,7 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 	WsCtx		c;
 	KeySweep	k;
 	int64_t		ntiles;
+	double		rest_s = 0;
 	PbStatus st = PbWatershedCheck(spec);
 
 	if (st != PB_OK)
@@ -910,8 +910,11 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 		st = PB_ERR_NOMEM;
 	else
 	{
+		double		t0 = PbMonotonicSeconds();
+
 		BeginDevices(&c, devs, ndev, &k);
 		st = WatershedPhases(&c, run, &k);
+		rest_s = PbMonotonicSeconds() - t0 - k.keys_s;
 	}
 	if (stats)
 	{
@@ -924,6 +927,8 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 		stats->cpu_threads = cpu;
 		stats->cpu_busy_s = atomic_load(&k.cpu_busy_s);
 		stats->cpu_runs = k.runs - dev_runs;
+		stats->keys_s = k.keys_s;
+		stats->labels_s = rest_s;
 	}
 	ScratchFree(scratch, c.lv);
 	ScratchFree(scratch, c.key);

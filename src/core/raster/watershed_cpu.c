@@ -602,21 +602,25 @@ static inline int
 PixelPointer(const WsCtx *c, int64_t i, int64_t x, int64_t y)
 {
 	uint32_t	lvu = c->lv[i];
-	unsigned __int128 best = (unsigned __int128) WsBase(c->g.markers != NULL, lvu) << 64 | UINT64_MAX;
+	uint64_t	best = WsBase(c->g.markers != NULL, lvu),
+				bestkey = UINT64_MAX;
 	int			p = -1;
 
 	if (x == 0 || y == 0 || x == c->g.width - 1 || y == c->g.height - 1)
 		return WsPointer(&c->g, c->lv, c->key, x, y);
 	for (int j = 0; j < c->g.conn; j++)
 	{
-		uint64_t	kv = c->key[i + c->off[j]];
-		unsigned __int128 v = (unsigned __int128) WsCand(kv, lvu) << 64 | kv;
-		bool		less = v < best;	/* WsPrefer's order, without a branch */
+		uint64_t	kv = c->key[i + c->off[j]],
+					cand = WsCand(kv, lvu);
 
-		best = less ? v : best;
-		p = less ? j : p;
+		if (WsPrefer(cand, kv, best, bestkey))
+		{
+			best = cand;
+			bestkey = kv;
+			p = j;
+		}
 	}
-	return WsKeyD((uint64_t) (best >> 64)) != PB_WS_INF ? p : -1;
+	return WsKeyD(best) != PB_WS_INF ? p : -1;
 }
 
 /*

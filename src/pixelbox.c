@@ -112,6 +112,7 @@ static const struct config_enum_entry gpu_fault_options[] = {
 	{"open", PB_FAULT_OPEN, false},
 	{"submit", PB_FAULT_SUBMIT, false},
 	{"run", PB_FAULT_RUN, false},
+	{"blocks", PB_FAULT_BLOCKS, false},
 	{NULL, 0, false}
 };
 

@@ -25,7 +25,8 @@ typedef enum PbGpuFault
 	PB_FAULT_NONE,
 	PB_FAULT_OPEN,
 	PB_FAULT_SUBMIT,
-	PB_FAULT_RUN
+	PB_FAULT_RUN,
+	PB_FAULT_BLOCKS				/* the GPUs' blocks of a hybrid watershed */
 } PbGpuFault;
 
 /* What PbGpuStartBatch did. */
@@ -176,6 +177,8 @@ typedef struct PbGpuOpener
  */
 struct PbPipeConfig;
 extern const PbGpuOpener *PbSeamsGpu(const PbGpuOpener *real);
+struct PbWsDevice;
+extern void PbSeamsWsDevices(struct PbWsDevice *devs, int ndev);
 extern void PbSeamsPipeline(struct PbPipeConfig *c, MemoryContext cxt);
 
 /* pipeline_run.c: one pipeline run in this backend */

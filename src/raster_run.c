@@ -425,6 +425,7 @@ WatershedWithCpu(PbGpu **gpus, int ndev, WatershedArgs *a)
 			{
 				PbGpuWsBlocksBegin, PbGpuWsBlocksRun, PbGpuWsBlocksEnd, blocks[made]
 			};
+		PbSeamsWsDevices(devs, made);
 		if (made == ndev)
 			st = PbWatershedHybrid(a->spec, a->labels, &run, &PbImageScratch, devs, ndev, &hs);
 	}

@@ -7,8 +7,10 @@
  * open fails opening it; submit and run stand in for a GPU (the real one
  * when there is one, else none) whose polygon device fails when a
  * submission is staged, or when it ends.  Raster operations fail at
- * opening under any fault.  Works with or without a GPU, so CI exercises
- * the fallback.
+ * opening under any of these faults.  Works with or without a GPU, so CI
+ * exercises the fallback.  blocks leaves the way to the GPU alone and
+ * makes each GPU of a hybrid watershed fail its first block
+ * (PbSeamsWsDevices), so a real GPU's failure mid-run is seen.
  *
  * pixelbox.pipeline_throttle wraps a pipeline run's steps (core
  * src/core/sccg/pipeline.h) to force migration: filter makes the CPU
@@ -29,6 +31,7 @@
 #include <stdint.h>
 
 #include "../cuda/pb_gpu.h"
+#include "core/raster/watershed.h"
 #include "core/sccg/pb_sccg.h"
 #include "pipe_seams.h"
 #include "pixelbox.h"
@@ -169,11 +172,36 @@ static const PbGpuOpener fault_opener = {FaultOpen, FaultMakeDevice, NULL};
 const PbGpuOpener *
 PbSeamsGpu(const PbGpuOpener *real)
 {
-	if (pb_gpu_fault == PB_FAULT_NONE)
+	if (pb_gpu_fault == PB_FAULT_NONE || pb_gpu_fault == PB_FAULT_BLOCKS)
 		return real;
 	real_opener = real;
 	open_fault = pb_gpu_fault;
 	return &fault_opener;
+}
+
+/* PbWsDevice.run under pixelbox.gpu_fault = blocks: every block fails, untouched. */
+static int
+FailingBlock(void *ctx, uint64_t *key, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+			 PbPollFn poll, void *poll_arg, char *err, size_t err_len)
+{
+	(void) ctx, (void) key, (void) x0, (void) y0, (void) x1, (void) y1, (void) poll,
+		(void) poll_arg;
+	snprintf(err, err_len, "injected failure (pixelbox.gpu_fault = blocks)");
+	return -1;
+}
+
+/*
+ * The devices of a hybrid watershed as pixelbox.gpu_fault says: with
+ * blocks, each fails its first block (after it began), and the CPU
+ * threads finish the run.
+ */
+void
+PbSeamsWsDevices(PbWsDevice *devs, int ndev)
+{
+	if (pb_gpu_fault != PB_FAULT_BLOCKS)
+		return;
+	for (int d = 0; d < ndev; d++)
+		devs[d].run = FailingBlock;
 }
 
 /*

@@ -408,7 +408,7 @@ WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 static void
 WatershedWithCpu(PbGpu **gpus, int ndev, WatershedArgs *a)
 {
-	PbGpuWsBlocks *blocks[PB_MAX_GPUS] = {0};
+	PbGpuWsBlocks *volatile blocks[PB_MAX_GPUS] = {0};	/* read after an error */
 	PbWsDevice	devs[PB_MAX_GPUS];
 	PbWsHybridStats hs = {0};
 	double		busy[PB_MAX_GPUS];

@@ -40,19 +40,20 @@ static MappedImage *mapped_images;
 #define HUGE_PAGE ((size_t) 2 << 20)	/* a transparent huge page of x86-64 */
 
 /*
- * Ask for transparent huge pages over the 2 MB-aligned interior of a large
- * allocation, so that its first touch faults once per 2 MB rather than
- * once per 4 KB (a 32768² watershed touches about 20 GB of new memory).
- * Advisory: where the kernel has them off, nothing changes.
+ * Ask for transparent huge pages over the 2 MB-aligned interior of an
+ * allocation of 32 MB or more, so that its first touch faults once per
+ * 2 MB rather than once per 4 KB (a 32768² watershed touches about 20 GB
+ * of new memory).  Advisory: where the kernel has them off, nothing
+ * changes.
  */
-static void
-AdviseHugePages(void *p, size_t size)
+void
+PbAdviseHugePages(void *p, size_t size)
 {
 #ifdef MADV_HUGEPAGE
 	uintptr_t	lo = ((uintptr_t) p + HUGE_PAGE - 1) & ~(uintptr_t) (HUGE_PAGE - 1);
 	uintptr_t	hi = ((uintptr_t) p + size) & ~(uintptr_t) (HUGE_PAGE - 1);
 
-	if (hi > lo)
+	if (size >= 16 * HUGE_PAGE && hi > lo)
 		(void) madvise((void *) lo, hi - lo, MADV_HUGEPAGE);
 #endif
 }
@@ -138,8 +139,7 @@ PbHugeAlloc(size_t size)
 		(size_t) pb_host_memory_mb * 1024 * 1024)
 		return MapImage(size);
 	p = MemoryContextAllocHuge(CurrentMemoryContext, size);
-	if (size >= 16 * HUGE_PAGE)
-		AdviseHugePages(p, size);
+	PbAdviseHugePages(p, size);
 	return p;
 }
 

@@ -44,6 +44,9 @@ extern int	PbConnectivityArg(int32 c, const char *caller);
 /* image_memory.c */
 extern void *PbHugeAlloc(size_t size);
 extern void PbHugeFree(void *p);
+
+/* Transparent huge pages for a new allocation of 32 MB or more (advisory). */
+extern void PbAdviseHugePages(void *p, size_t size);
 extern const PbAllocator PbImageScratch;
 
 /* raster_run.c */

@@ -179,6 +179,7 @@ PbRasterResult(const PbRasterHeader *h, int nbands, const int *wkb_types,
 	PbRun		run = PbCpuRun();
 
 	out = palloc(size + VARHDRSZ);
+	PbAdviseHugePages(out, size + VARHDRSZ);
 	SET_VARSIZE(out, size + VARHDRSZ);
 	p = PbRasterWriteHeader((uint8 *) VARDATA(out), h, nbands);
 	for (int b = 0; b < nbands; b++)

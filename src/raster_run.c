@@ -457,6 +457,7 @@ WatershedWithCpu(PbGpu **gpus, int ndev, WatershedArgs *a)
 	}
 	a->hybrid = true;
 	ReportHybrid(&a->stats, ndev, busy, regions, hs.cpu_busy_s, hs.cpu_runs);
+	PbRasterReportTiles("phase", "init", hs.init_s, 0);
 	PbRasterReportTiles("phase", "keys", hs.keys_s, hs.tiles);
 	PbRasterReportTiles("phase", "labels", hs.labels_s, 0);
 }

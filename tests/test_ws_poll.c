@@ -33,7 +33,7 @@ WsCountingPoll(void *arg)
  * A 1024 x 1024 noise image as one tile, one thread, marker-less: the
  * polls are those of InitRows, PointerRows and LabelRows (64 items of 16
  * rows each: 65 polls), of the one key round (one tile: 2) and of the
- * minima numbering: four passes over its 8 bands (9 polls each) and the 7
+ * minima numbering: three passes over its 8 bands (9 polls each) and the 7
  * seams between them, after the first pass.  Stopping at any of them gives
  * PB_ERR_STOPPED with no poll after; never stopping gives the labels of a
  * run without poll.
@@ -53,7 +53,7 @@ test_ws_minima_poll(void)
 	WsPollCount never = {0, 0};
 	PbRun run = {1, 1024, WsCountingPoll, &never};
 	int			bands = 8;
-	int			numbering = 4 * (bands + 1) + bands - 1;
+	int			numbering = 3 * (bands + 1) + bands - 1;
 	int			total = 3 * (h / 16 + 1) + 2 + numbering;
 	int			minima = 2 * (h / 16 + 1) + 2 + 1;	/* its first poll */
 	int			seams = minima + bands + 1; /* the first seam's */

@@ -195,8 +195,9 @@ typedef struct PbWsHybridStats
 	int64_t		cpu_runs;		/* tile runs on the CPU threads */
 	double		cpu_busy_s;		/* summed over the threads */
 	int			cpu_threads;
+	double		init_s;			/* seconds of devices begun, levels, seeds, first keys */
 	double		keys_s;			/* seconds of the key phase (the devices' part) */
-	double		labels_s;		/* seconds of the rest: devices begun, pointers, labels, lines */
+	double		labels_s;		/* seconds of pointers, minima, labels, lines */
 } PbWsHybridStats;
 
 /*

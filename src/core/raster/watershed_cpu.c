@@ -311,6 +311,7 @@ typedef struct KeySweep
 	_Atomic double cpu_busy_s;
 	int64_t		runs;			/* tile and block runs */
 	double		keys_s;			/* seconds of the key phase */
+	double		labels_s;		/* seconds of the phases after it */
 } KeySweep;
 
 /* Add seconds to an atomic sum. */
@@ -596,31 +597,27 @@ InitRows(void *arg, int64_t item)
 /*
  * The pointer of non-seed pixel i at (x, y), as WsPointer finds it: inside
  * the image's outer frame with neighbours at fixed offsets and no wall
- * test (a wall's key (INF, INF) offers (INF, INF), which never wins).
+ * test (a wall's key (INF, INF) is never a pointer's), as the first
+ * neighbour of least key (WsLeastGivesPointer), with no branch per
+ * neighbour.
  */
 static inline int
 PixelPointer(const WsCtx *c, int64_t i, int64_t x, int64_t y)
 {
-	uint32_t	lvu = c->lv[i];
-	uint64_t	best = WsBase(c->g.markers != NULL, lvu),
-				bestkey = UINT64_MAX;
+	const uint64_t *k = c->key + i;
+	uint64_t	least = UINT64_MAX;
 	int			p = -1;
 
 	if (x == 0 || y == 0 || x == c->g.width - 1 || y == c->g.height - 1)
 		return WsPointer(&c->g, c->lv, c->key, x, y);
 	for (int j = 0; j < c->g.conn; j++)
 	{
-		uint64_t	kv = c->key[i + c->off[j]],
-					cand = WsCand(kv, lvu);
+		uint64_t	kv = k[c->off[j]];
 
-		if (WsPrefer(cand, kv, best, bestkey))
-		{
-			best = cand;
-			bestkey = kv;
-			p = j;
-		}
+		p = kv < least ? j : p;
+		least = kv < least ? kv : least;
 	}
-	return WsKeyD(best) != PB_WS_INF ? p : -1;
+	return WsLeastGivesPointer(c->g.markers != NULL, c->lv[i], least) ? p : -1;
 }
 
 /*
@@ -739,6 +736,29 @@ ClearLineRows(void *arg, int64_t item)
 			c->labels[i] = 0;
 }
 
+/* The phases after the keys: pointers, the minima (marker-less), labels, lines. */
+static PbStatus
+LabelPhases(WsCtx *c, const PbRun *run, int64_t rows)
+{
+	PbStatus st;
+
+	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
+		return st;
+	if (!c->g.markers &&
+		(st = WsNumberMinima(&c->g, c->lv, c->seed, c->labels, c->parent, run)) != PB_OK)
+		return st;
+	if ((st = PbParallelFor(run, rows, LabelRows, c)) != PB_OK)
+		return st;
+	if (atomic_load(&c->nomem))
+		return PB_ERR_NOMEM;
+	if (!c->spec->lines)
+		return PB_OK;
+	/* lines are decided on the labels before any line, then drawn */
+	if ((st = PbParallelFor(run, rows, LineRows, c)) != PB_OK)
+		return st;
+	return PbParallelFor(run, rows, ClearLineRows, c);
+}
+
 /*
  * Every phase after the arguments are checked and memory is had; k holds
  * the devices of a hybrid run (begun) and what its sweep did.
@@ -759,21 +779,10 @@ WatershedPhases(WsCtx *c, const PbRun *run, KeySweep *k)
 	k->ndev = 0;
 	if (st != PB_OK)
 		return st;
-	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
-		return st;
-	if (!c->g.markers &&
-		(st = WsNumberMinima(&c->g, c->lv, c->seed, c->labels, c->parent, run)) != PB_OK)
-		return st;
-	if ((st = PbParallelFor(run, rows, LabelRows, c)) != PB_OK)
-		return st;
-	if (atomic_load(&c->nomem))
-		return PB_ERR_NOMEM;
-	if (!c->spec->lines)
-		return PB_OK;
-	/* lines are decided on the labels before any line, then drawn */
-	if ((st = PbParallelFor(run, rows, LineRows, c)) != PB_OK)
-		return st;
-	return PbParallelFor(run, rows, ClearLineRows, c);
+	k->labels_s = PbMonotonicSeconds();
+	st = LabelPhases(c, run, rows);
+	k->labels_s = PbMonotonicSeconds() - k->labels_s;
+	return st;
 }
 
 /*
@@ -874,7 +883,7 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 	WsCtx		c;
 	KeySweep	k;
 	int64_t		ntiles;
-	double		rest_s = 0;
+	double		init_s = 0;
 	PbStatus st = PbWatershedCheck(spec);
 
 	if (st != PB_OK)
@@ -918,7 +927,7 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 
 		BeginDevices(&c, devs, ndev, &k);
 		st = WatershedPhases(&c, run, &k);
-		rest_s = PbMonotonicSeconds() - t0 - k.keys_s;
+		init_s = PbMonotonicSeconds() - t0 - k.keys_s - k.labels_s;
 	}
 	if (stats)
 	{
@@ -931,8 +940,9 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 		stats->cpu_threads = cpu;
 		stats->cpu_busy_s = atomic_load(&k.cpu_busy_s);
 		stats->cpu_runs = k.runs - dev_runs;
+		stats->init_s = init_s;
 		stats->keys_s = k.keys_s;
-		stats->labels_s = rest_s;
+		stats->labels_s = k.labels_s;
 	}
 	ScratchFree(scratch, c.lv);
 	ScratchFree(scratch, c.key);

@@ -78,6 +78,22 @@ WsPrefer(uint64_t cand, uint64_t kv, uint64_t best, uint64_t bestkey)
 }
 
 /*
+ * WsCand is monotone in kv for a fixed lvu (kv < kw gives cand(kv) <=
+ * cand(kw): (lvu, 0) is below every candidate of a key whose c is lvu or
+ * more, and kv + 1 <= kw), so the WsPrefer fold over a pixel's neighbours
+ * picks the first neighbour of least key.  Whether that neighbour, of key
+ * least, gives a pixel of level lvu a pointer: it beats the base and
+ * offers a d below INF.
+ */
+PB_XPU bool
+WsLeastGivesPointer(bool mk, uint32_t lvu, uint64_t least)
+{
+	uint64_t	cand = WsCand(least, lvu);
+
+	return WsPrefer(cand, least, WsBase(mk, lvu), UINT64_MAX) && WsKeyD(cand) != PB_WS_INF;
+}
+
+/*
  * Marker-less, whether a neighbour with key kv shares the plateau of a
  * pixel of level lvu that no lower pixel reached so far (a minimum so
  * far, whose pixels take the least label among them): its key is (lvu,

@@ -28,7 +28,9 @@ pb_cluster_start() {
     echo "max_parallel_workers_per_gather = 0"
     for line in "$@"; do echo "$line"; done
   } | pb_as_owner tee -a "$PB_CLUSTER_DIR/data/postgresql.conf" >/dev/null
-  pb_as_owner "$PB_PGBIN/pg_ctl" -D "$PB_CLUSTER_DIR/data" -l "$PB_CLUSTER_DIR/server.log" -w start >/dev/null
+  # large allocations on transparent huge pages (README, "Huge pages for the server")
+  pb_as_owner env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
+    "$PB_PGBIN/pg_ctl" -D "$PB_CLUSTER_DIR/data" -l "$PB_CLUSTER_DIR/server.log" -w start >/dev/null
   export PGHOST="$PB_CLUSTER_DIR" PGPORT PGUSER=postgres
   trap pb_cluster_stop EXIT
 }

@@ -37,7 +37,7 @@
 
 #define WS_DEFAULT_TILE 256
 #define WS_ROWS_PER_ITEM 16
-#define WS_NO_POINTER 0xFF
+#define WS_DONE 0x80			/* in ptr: the pixel's label is final */
 
 /* Which neighbours a scan reads: all, or those before or after in row-major order. */
 typedef enum WsSide
@@ -55,9 +55,9 @@ typedef struct WsCtx
 	uint32_t   *lv;				/* levels, PB_WS_INF for walls */
 	uint64_t   *key;
 	uint8_t    *seed;			/* nonzero: a seed (marker, or minimum) */
-	uint8_t    *ptr;			/* neighbour index of the pointer, or WS_NO_POINTER */
-	uint8_t    *done;			/* label final (atomic flags while labelling) */
-	uint32_t   *parent;			/* marker-less: the minima's forest (ws_minima.h) */
+	uint8_t    *ptr;			/* neighbour index of the pointer, or WS_DONE (atomic while labelling) */
+	uint32_t   *parent;			/* marker-less: the minima's forest (ws_minima.h),
+								 * over the keys when no line needs them */
 	uint32_t   *labels;
 	int64_t		off[8];			/* index offset of neighbour j */
 	int			nside[3];		/* neighbours on each WsSide */
@@ -640,21 +640,18 @@ PointerRows(void *arg, int64_t item)
 
 			if (c->lv[i] != PB_WS_INF && !c->seed[i] && WsKeyD(c->key[i]) != PB_WS_INF)
 				p = PixelPointer(c, i, x, y);
-			c->ptr[i] = p < 0 ? WS_NO_POINTER : (uint8_t) p;
+			c->ptr[i] = p < 0 ? WS_DONE : (uint8_t) p;
 			if (!c->g.markers && c->lv[i] != PB_WS_INF && WsKeyD(c->key[i]) == PB_WS_INF)
 				c->seed[i] = 1;
-			c->done[i] = p < 0;
 			if (p < 0)
 				c->labels[i] = c->seed[i] && c->g.markers ? c->g.markers[i] : 0;
 		}
 }
 
-/* The pixel pointer p of pixel i leads to. */
+/* The pixel that pointer j of pixel i leads to. */
 static int64_t
-PointerTarget(const WsCtx *c, int64_t i)
+PointerTarget(const WsCtx *c, int64_t i, int j)
 {
-	int			j = c->ptr[i];
-
 	return i + PbNbDy(j) * c->g.width + PbNbDx(j);
 }
 
@@ -677,8 +674,9 @@ LabelRows(void *arg, int64_t item)
 		size_t		n = 0;
 		int64_t		v = i;
 		uint32_t	l;
+		uint8_t		b;
 
-		while (!__atomic_load_n(&c->done[v], __ATOMIC_ACQUIRE))
+		while (!((b = __atomic_load_n(&c->ptr[v], __ATOMIC_ACQUIRE)) & WS_DONE))
 		{
 			if (n == cap)
 			{
@@ -695,14 +693,14 @@ LabelRows(void *arg, int64_t item)
 				cap = ncap;
 			}
 			walk[n++] = v;
-			v = PointerTarget(c, v);
+			v = PointerTarget(c, v, b);
 		}
 		l = __atomic_load_n(&c->labels[v], __ATOMIC_RELAXED);
 		while (n > 0)
 		{
 			v = walk[--n];
 			__atomic_store_n(&c->labels[v], l, __ATOMIC_RELAXED);
-			__atomic_store_n(&c->done[v], 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&c->ptr[v], WS_DONE, __ATOMIC_RELEASE);
 		}
 	}
 	free(walk);
@@ -914,12 +912,12 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 	c.key = ScratchAlloc(scratch, sizeof(uint64_t) * c.g.n);
 	c.seed = ScratchAlloc(scratch, c.g.n);
 	c.ptr = ScratchAlloc(scratch, c.g.n);
-	c.done = ScratchAlloc(scratch, c.g.n);
-	if (!c.g.markers)
+	if (!c.g.markers && spec->lines)
 		c.parent = ScratchAlloc(scratch, sizeof(uint32_t) * c.g.n);
+	else if (!c.g.markers)
+		c.parent = (uint32_t *) c.key;	/* the keys are read no more after the pointers */
 	c.visited = calloc(ntiles, 1);
-	if (!c.lv || !c.key || !c.seed || !c.ptr || !c.done || (!c.g.markers && !c.parent) ||
-		!c.visited)
+	if (!c.lv || !c.key || !c.seed || !c.ptr || (!c.g.markers && !c.parent) || !c.visited)
 		st = PB_ERR_NOMEM;
 	else
 	{
@@ -948,8 +946,8 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 	ScratchFree(scratch, c.key);
 	ScratchFree(scratch, c.seed);
 	ScratchFree(scratch, c.ptr);
-	ScratchFree(scratch, c.done);
-	ScratchFree(scratch, c.parent);
+	if (c.parent != (uint32_t *) c.key)
+		ScratchFree(scratch, c.parent);
 	free(c.visited);
 	return st;
 }

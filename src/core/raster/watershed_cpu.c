@@ -595,18 +595,18 @@ InitRows(void *arg, int64_t item)
 }
 
 /*
- * The pointer of non-seed pixel i at (x, y), as WsPointer finds it: inside
- * the image's outer frame with neighbours at fixed offsets and no wall
- * test (a wall's key (INF, INF) is never a pointer's), as the first
- * neighbour of least key (WsLeastGivesPointer), with no branch per
- * neighbour.
+ * The pointer of non-seed pixel i at (x, y), whose key's d is below INF,
+ * as WsPointer finds it: inside the image's outer frame, its first
+ * neighbour of least key (watershed_rules.h says why), at fixed offsets,
+ * with no branch per neighbour and no level read (a wall's key (INF, INF)
+ * is never the least of such a pixel's neighbours).
  */
 static inline int
 PixelPointer(const WsCtx *c, int64_t i, int64_t x, int64_t y)
 {
 	const uint64_t *k = c->key + i;
 	uint64_t	least = UINT64_MAX;
-	int			p = -1;
+	int			p = 0;
 
 	if (x == 0 || y == 0 || x == c->g.width - 1 || y == c->g.height - 1)
 		return WsPointer(&c->g, c->lv, c->key, x, y);
@@ -617,7 +617,7 @@ PixelPointer(const WsCtx *c, int64_t i, int64_t x, int64_t y)
 		p = kv < least ? j : p;
 		least = kv < least ? kv : least;
 	}
-	return WsLeastGivesPointer(c->g.markers != NULL, c->lv[i], least) ? p : -1;
+	return p;
 }
 
 /*
@@ -636,12 +636,13 @@ PointerRows(void *arg, int64_t item)
 		for (int64_t x = 0; x < c->g.width; x++)
 		{
 			int64_t		i = y * c->g.width + x;
+			uint64_t	ki = c->key[i];
 			int			p = -1;
 
-			if (c->lv[i] != PB_WS_INF && !c->seed[i] && WsKeyD(c->key[i]) != PB_WS_INF)
+			if (!c->seed[i] && WsKeyD(ki) != PB_WS_INF)
 				p = PixelPointer(c, i, x, y);
 			c->ptr[i] = p < 0 ? WS_DONE : (uint8_t) p;
-			if (!c->g.markers && c->lv[i] != PB_WS_INF && WsKeyD(c->key[i]) == PB_WS_INF)
+			if (!c->g.markers && WsKeyC(ki) != PB_WS_INF && WsKeyD(ki) == PB_WS_INF)
 				c->seed[i] = 1;
 			if (p < 0)
 				c->labels[i] = c->seed[i] && c->g.markers ? c->g.markers[i] : 0;

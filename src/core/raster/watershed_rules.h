@@ -81,17 +81,11 @@ WsPrefer(uint64_t cand, uint64_t kv, uint64_t best, uint64_t bestkey)
  * WsCand is monotone in kv for a fixed lvu (kv < kw gives cand(kv) <=
  * cand(kw): (lvu, 0) is below every candidate of a key whose c is lvu or
  * more, and kv + 1 <= kw), so the WsPrefer fold over a pixel's neighbours
- * picks the first neighbour of least key.  Whether that neighbour, of key
- * least, gives a pixel of level lvu a pointer: it beats the base and
- * offers a d below INF.
+ * picks the first neighbour of least key.  At the least solution a
+ * non-seed pixel's key is the fold's result, and its d is below INF only
+ * when that neighbour won over the base: such a pixel's pointer is then
+ * simply its first neighbour of least key (the CPU's PixelPointer).
  */
-PB_XPU bool
-WsLeastGivesPointer(bool mk, uint32_t lvu, uint64_t least)
-{
-	uint64_t	cand = WsCand(least, lvu);
-
-	return WsPrefer(cand, least, WsBase(mk, lvu), UINT64_MAX) && WsKeyD(cand) != PB_WS_INF;
-}
 
 /*
  * Marker-less, whether a neighbour with key kv shares the plateau of a

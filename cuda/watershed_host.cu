@@ -618,7 +618,7 @@ PbGpuWatershedHolds(PbGpu *g, const PbWatershedSpec *spec, char *err, size_t err
 	WsPlan		p;
 	bool		whole;
 
-	if (PbWatershedCheck(spec) != PB_OK)
+	if (PbWatershedCheckGpu(spec) != PB_OK)
 	{
 		snprintf(err, err_len, "invalid watershed arguments (sizes, pixel type, connectivity or data)");
 		return -1;
@@ -641,7 +641,7 @@ PbGpuWatershedBandsFit(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec
 	int			begun = 0,
 				rc = -1;
 
-	if (ngpu < 1 || ngpu > PB_WS_MAX_DEVICES || PbWatershedCheck(spec) != PB_OK)
+	if (ngpu < 1 || ngpu > PB_WS_MAX_DEVICES || PbWatershedCheckGpu(spec) != PB_OK)
 	{
 		snprintf(err, err_len, "invalid watershed arguments (sizes, pixel type, connectivity or data)");
 		return -1;
@@ -680,7 +680,7 @@ PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint
 		*stats = st;
 	if (shares && ngpu > 0)
 		memset(shares, 0, (size_t) ngpu * sizeof(PbGpuShare));
-	if (ngpu < 1 || gpus == NULL || PbWatershedCheck(spec) != PB_OK || labels == NULL)
+	if (ngpu < 1 || gpus == NULL || PbWatershedCheckGpu(spec) != PB_OK || labels == NULL)
 	{
 		snprintf(err, err_len, "invalid watershed arguments (sizes, pixel type, connectivity or data)");
 		return -1;

@@ -157,8 +157,8 @@ SELECT * FROM pb_coverage_fill_holes(
   'SELECT ST_AddBand(ST_MakeEmptyRaster(1, 1, x, 0, 1, -1, 0, 0), ''8BUI''::text, 1, 0) AS rast
    FROM (VALUES (0), (3000000000)) v(x)');
 -- slides larger than the distance transform (131072 a side) or the
--- watershed (2^32 pixels with markers, 2^32 - 2 without) take, refused
--- before any image is made; the largest side is taken
+-- watershed (2^32 pixels, with markers or without) take, refused before
+-- any image is made; the largest side is taken
 SELECT count(*) AS tiles, max(ST_Value(rast, 1, 1)) AS distance FROM pb_coverage_distance_transform(
   'SELECT ST_AddBand(ST_MakeEmptyRaster(1, 1, x, 0, 1, -1, 0, 0), ''8BUI''::text, 1, 0) AS rast
    FROM (VALUES (0), (131071)) v(x)');
@@ -166,8 +166,8 @@ SELECT * FROM pb_coverage_distance_transform(
   'SELECT ST_AddBand(ST_MakeEmptyRaster(1, 1, x, 0, 1, -1, 0, 0), ''8BUI''::text, 1, 0) AS rast
    FROM (VALUES (0), (131072)) v(x)');
 SELECT * FROM pb_coverage_watershed(
-  'SELECT 7 AS slide, ST_AddBand(ST_MakeEmptyRaster(1, 1, x, -x, 1, -1, 0, 0), ''8BUI''::text, 1, 0) AS rast
-   FROM (VALUES (0), (65535)) v(x)');
+  'SELECT 7 AS slide, ST_AddBand(ST_MakeEmptyRaster(1, 1, x, -y, 1, -1, 0, 0), ''8BUI''::text, 1, 0) AS rast
+   FROM (VALUES (0, 0), (65535, 65536)) v(x, y)');
 SELECT * FROM pb_coverage_watershed(
   'SELECT 8 AS slide, r AS rast, r AS markers
    FROM (SELECT ST_AddBand(ST_MakeEmptyRaster(1, 1, x, -y, 1, -1, 0, 0), ''32BUI''::text, 1, 0) AS r
@@ -269,7 +269,7 @@ RESET pixelbox.cpu_threads;
 RESET pixelbox.device;
 -- the watersheds and the single-value functions with their images in
 -- temporary files: the untiled answers still; the report counts them (the
--- marker-less CPU watershed: its 3 images and its 6 scratch arrays)
+-- marker-less CPU watershed with lines: its 3 images and its 5 scratch arrays)
 SET pixelbox.host_memory = '1MB';
 SELECT count(*) AS equal_to_untiled
 FROM pb_coverage_watershed('SELECT mask AS rast, marker AS markers, mask FROM maze_tiles', 8, false, 1, '16BUI') o

@@ -209,8 +209,7 @@ pb_coverage_watershed(PG_FUNCTION_ARGS)
 		if (!PbCoverageReadSlide(&call, k, &s))
 			continue;
 		PbCoverageCheckSize(&call, &s, 0,
-							(int64) PbWsMaxPixels(call.present[1]),
-							call.present[1] ? "watershed" : "marker-less watershed");
+							(int64) PB_WS_MAX_PIXELS, "watershed");
 		old = MemoryContextSwitchTo(call.slide_cxt);
 		npix = s.grid.width * s.grid.height;
 		PbCoverageLoadImage(&call, &s, 0, &spec.image, &wall);	/* nodata, NaN: walls */

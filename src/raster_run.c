@@ -388,12 +388,23 @@ typedef struct WatershedArgs
 	const char *caller;
 } WatershedArgs;
 
-/* PbGpuWork: the watershed on the GPU. */
+/*
+ * PbGpuWork: the watershed on the GPU; a marker-less image of more pixels
+ * than the GPU alone numbers (PB_WS_MAX_MINIMA_PIXELS) goes to the CPU
+ * threads, with the fallback's WARNING saying why.
+ */
 static int
 WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 {
 	WatershedArgs *a = (WatershedArgs *) arg;
 
+	if (PbWatershedCheckGpu(a->spec) != PB_OK)
+	{
+		snprintf(err, err_len, "a marker-less watershed of more than %llu pixels runs on the "
+				 "CPU threads or with pixelbox.device = hybrid, not on the GPU alone",
+				 (unsigned long long) PB_WS_MAX_MINIMA_PIXELS);
+		return -1;
+	}
 	return PbGpuWatershed(g, a->spec, a->labels, PbInterruptArrived, NULL, &a->stats,
 						  err, err_len);
 }
@@ -465,8 +476,9 @@ WatershedWithCpu(PbGpu **gpus, int ndev, WatershedArgs *a)
 /*
  * PbGpuWork, pixelbox.device = hybrid: an image the first GPU holds whole
  * runs there alone; one the GPUs hold in resident bands runs so on every
- * GPU; a larger one runs on the CPU threads with every GPU taking blocks
- * of their tiles.
+ * GPU; a larger one, or a marker-less one of more pixels than the GPUs
+ * alone number, runs on the CPU threads with every GPU taking blocks of
+ * their tiles.
  */
 static int
 WatershedOnGpus(PbGpu *g, void *arg, char *err, size_t err_len)
@@ -478,12 +490,13 @@ WatershedOnGpus(PbGpu *g, void *arg, char *err, size_t err_len)
 	int64		runs[PB_MAX_GPUS];
 	int			ndev,
 				rc;
-	int			holds = PbGpuWatershedHolds(g, a->spec, err, err_len);
+	bool		alone = PbWatershedCheckGpu(a->spec) == PB_OK;
+	int			holds = alone ? PbGpuWatershedHolds(g, a->spec, err, err_len) : 0;
 
 	if (holds != 0)
 		return holds < 0 ? -1 : WatershedOnGpu(g, arg, err, err_len);
 	ndev = PbGpuRasterDevices(g, gpus, a->caller);
-	rc = PbGpuWatershedBandsFit(gpus, ndev, a->spec, err, err_len);
+	rc = alone ? PbGpuWatershedBandsFit(gpus, ndev, a->spec, err, err_len) : 0;
 	if (rc < 0)
 		return -1;
 	if (rc == 0)

@@ -581,18 +581,35 @@ test_ws_badarg(void)
 	s.image.width = 70000;
 	s.image.height = 70000;
 	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);	/* labels would overflow */
-	/* marker-less: a minimum's index + 1 stays apart from 0 and PB_WS_INF */
+	/*
+	 * marker-less: 2^32 pixels on the CPU; on the GPU alone a minimum's
+	 * index + 1 stays apart from 0 and PB_WS_INF
+	 */
 	s.image.width = 65536;
 	s.image.height = 65536;
-	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
-	s.image.height = 65535;
 	CHECK_INT(PbWatershedCheck(&s), PB_OK);
-	/* with markers: 2^32 pixels */
-	s.markers = labels;
-	s.image.height = 65536;
-	CHECK_INT(PbWatershedCheck(&s), PB_OK);
+	CHECK_INT(PbWatershedCheckGpu(&s), PB_ERR_BADARG);
+	CHECK_INT(PbWatershedRef(&s, labels), PB_ERR_BADARG);
 	s.image.height = 65537;
 	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
+	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_ERR_BADARG);
+	s.image.height = 65535;
+	CHECK_INT(PbWatershedCheckGpu(&s), PB_OK);
+	s.image.width = 2;			/* 2^32 - 2 pixels: one over the GPU's last */
+	s.image.height = INT32_MAX;
+	CHECK_INT(PbWatershedCheckGpu(&s), PB_ERR_BADARG);
+	CHECK_INT(PbWatershedCheck(&s), PB_OK);
+	s.image.width = 1;
+	CHECK_INT(PbWatershedCheckGpu(&s), PB_OK);
+	/* with markers: 2^32 pixels on both */
+	s.markers = labels;
+	s.image.width = 65536;
+	s.image.height = 65536;
+	CHECK_INT(PbWatershedCheck(&s), PB_OK);
+	CHECK_INT(PbWatershedCheckGpu(&s), PB_OK);
+	s.image.height = 65537;
+	CHECK_INT(PbWatershedCheck(&s), PB_ERR_BADARG);
+	CHECK_INT(PbWatershedCheckGpu(&s), PB_ERR_BADARG);
 	s.markers = NULL;
 	s.image.width = 2;
 	s.image.height = 2;

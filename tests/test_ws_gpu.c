@@ -843,7 +843,8 @@ test_wsgpu_multi(void)
 
 	{
 		WgCase		c = WgNew(300, 300, PB_PIX_8BUI);
-		PbWatershedSpec s;
+		PbWatershedSpec s,
+					big;
 		PbRasterGpuStats st;
 		PbGpuShare	sh[2];
 
@@ -874,6 +875,15 @@ test_wsgpu_multi(void)
 		CHECK_STR_HAS(err, "too small for one tile");
 		CHECK_INT(PbGpuWatershedOn(g, 0, &s, b, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
 		CHECK_STR_HAS(err, "invalid watershed arguments");
+		/* 2^32 pixels marker-less: the CPU's and the hybrid's, not the GPU's alone */
+		big = s;
+		big.markers = NULL;
+		big.image.width = big.image.height = 65536;
+		CHECK_INT(PbWatershedCheck(&big), PB_OK);
+		CHECK_INT(PbGpuWatershedHolds(g[0], &big, err, sizeof(err)), -1);
+		CHECK_STR_HAS(err, "invalid watershed arguments");
+		CHECK_INT(PbGpuWatershedOn(g, 1, &big, b, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
+		CHECK_INT(PbGpuWatershedBandsFit(g, 1, &big, err, sizeof(err)), -1);
 		PbGpuSetBudget(g[0], WG_BUDGET);
 		WgFree(&c);
 	}

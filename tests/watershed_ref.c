@@ -63,7 +63,7 @@ PbWatershedRef(const PbWatershedSpec *spec, uint32_t *labels)
 			   *nkey;
 	uint8_t    *seed;
 	bool		changed = true;
-	PbStatus st = PbWatershedCheck(spec);
+	PbStatus st = PbWatershedCheckGpu(spec);	/* provisional labels: index + 1 */
 
 	if (st != PB_OK)
 		return st;

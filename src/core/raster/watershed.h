@@ -71,7 +71,7 @@ extern "C" {
 #define PB_WS_INF UINT32_MAX	/* no level / no distance yet */
 
 /*
- * The most pixels of a marker-controlled watershed: 2^32 (65536 x 65536).
+ * The most pixels of a watershed: 2^32 (65536 x 65536).
  * A distance d(u) counts the steps of a shortest path of distinct pixels,
  * so d <= n - 1, and d = n - 1 only when that path takes every pixel of
  * the image: one pixel wide or high (PbImage's int32 sides keep those
@@ -83,17 +83,20 @@ extern "C" {
 #define PB_WS_MAX_PIXELS ((uint64_t) 1 << 32)
 
 /*
- * The most pixels of a marker-less watershed: its provisional labels are
- * a minimum's first pixel index + 1 (the GPU numbers them at the end),
- * which must stay apart from 0 (walls) and PB_WS_INF (no label yet).
+ * The most pixels of a marker-less watershed on the GPU alone (and in the
+ * reference): its provisional labels are a minimum's first pixel index + 1
+ * (numbered at the end), which must stay apart from 0 (walls) and
+ * PB_WS_INF (no label yet).  The CPU numbers its minima by union-find
+ * after the keys, and a hybrid's GPUs take blocks of keys only: they go
+ * to PB_WS_MAX_PIXELS.
  */
 #define PB_WS_MAX_MINIMA_PIXELS ((uint64_t) PB_WS_INF - 2)
 
-/* The most pixels of a watershed with markers or without. */
+/* The most pixels of a watershed with markers or without, on the GPU alone or not. */
 static inline uint64_t
-PbWsMaxPixels(bool markers)
+PbWsMaxPixels(bool markers, bool gpu_alone)
 {
-	return markers ? PB_WS_MAX_PIXELS : PB_WS_MAX_MINIMA_PIXELS;
+	return markers || !gpu_alone ? PB_WS_MAX_PIXELS : PB_WS_MAX_MINIMA_PIXELS;
 }
 
 /* What to segment. */
@@ -137,8 +140,13 @@ PbWsLevel(const PbWatershedSpec *spec, int64_t i)
 	}
 }
 
-/* PB_ERR_BADARG unless the spec is one the watershed functions accept. */
+/*
+ * PB_ERR_BADARG unless the spec is one the CPU watershed (and the hybrid)
+ * accepts; PbWatershedCheckGpu: one the GPU alone accepts (marker-less,
+ * at most PB_WS_MAX_MINIMA_PIXELS).
+ */
 PbStatus PbWatershedCheck(const PbWatershedSpec *spec);
+PbStatus PbWatershedCheckGpu(const PbWatershedSpec *spec);
 
 /*
  * The watershed of spec into labels (width * height, caller's), on

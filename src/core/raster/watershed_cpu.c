@@ -785,8 +785,9 @@ WatershedPhases(WsCtx *c, const PbRun *run, KeySweep *k)
 }
 
 /*
- * PB_ERR_BADARG unless the spec is one the watershed functions accept
- * (every version checks with it: the CPU, the GPU and the reference).
+ * PB_ERR_BADARG unless the spec is one the CPU watershed accepts (the
+ * hybrid's too; the GPU's and the reference's check with it, then with
+ * their own bound, PbWatershedCheckGpu).
  */
 PbStatus
 PbWatershedCheck(const PbWatershedSpec *spec)
@@ -796,7 +797,7 @@ PbWatershedCheck(const PbWatershedSpec *spec)
 	if (spec->image.width < 1 || spec->image.height < 1)
 		return PB_ERR_BADARG;
 	if ((uint64_t) spec->image.width * (uint64_t) spec->image.height >
-		PbWsMaxPixels(spec->markers != NULL))
+		PbWsMaxPixels(spec->markers != NULL, false))
 		return PB_ERR_BADARG;
 	if (spec->connectivity != 4 && spec->connectivity != 8)
 		return PB_ERR_BADARG;
@@ -809,6 +810,20 @@ PbWatershedCheck(const PbWatershedSpec *spec)
 			return PB_OK;
 	}
 	return PB_ERR_BADARG;
+}
+
+/* PbWatershedCheck, and the GPU's bound on a marker-less image's pixels. */
+PbStatus
+PbWatershedCheckGpu(const PbWatershedSpec *spec)
+{
+	PbStatus st = PbWatershedCheck(spec);
+
+	if (st != PB_OK)
+		return st;
+	if ((uint64_t) spec->image.width * (uint64_t) spec->image.height >
+		PbWsMaxPixels(spec->markers != NULL, true))
+		return PB_ERR_BADARG;
+	return PB_OK;
 }
 
 /* One image-sized scratch array: from scratch, else malloc (NULL: out of memory). */

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "../src/core/raster/pb_raster.h"
+#include "../src/core/raster/raster_rules.h"
+#include "../src/core/raster/ws_pointers.h"
 #include "harness.h"
 #include "tests.h"
 #include "watershed_ref.h"
@@ -623,4 +625,50 @@ test_ws_badarg(void)
 	CHECK_INT(PbWatershedCpu(&s, labels, &run), PB_ERR_BADARG);
 	run.threads = 1;
 	CHECK_INT(PbWatershedCpu(&s, NULL, &run), PB_ERR_BADARG);
+}
+
+/*
+ * The vectorized pointer rule (ws_pointers.h) against a plain fold: every
+ * pixel of a stretch gets its first neighbour of least key, on keys drawn
+ * from a few values (so that ties are everywhere) and from the whole
+ * range, for stretches of every length up to a few vectors (the
+ * vector loop's remainders), 4- and 8-connected.
+ */
+void
+test_ws_least_neighbours(void)
+{
+	const int64_t w = 37,
+				h = 3;
+	uint64_t	key[37 * 3];
+	uint8_t		out[37];
+	int64_t		off[8];
+
+	srand(11);
+	for (int j = 0; j < 8; j++)
+		off[j] = PbNbDy(j) * w + PbNbDx(j);
+	for (int round = 0; round < 400; round++)
+	{
+		int			conn = round % 2 ? 8 : 4;
+		int64_t		n = 1 + round % (w - 2);
+
+		for (int64_t i = 0; i < w * h; i++)
+			key[i] = round % 3 == 0 ? (uint64_t) rand() << 33 ^ (uint64_t) rand()
+				: ((uint64_t) (rand() % 3) << 32 | (uint64_t) (rand() % 2)) +
+				(round % 5 == 0 ? UINT64_MAX - 8 : 0);
+		memset(out, 0xff, sizeof(out));
+		PbWsLeastNeighbours(key + w + 1, off, conn, n, out);
+		for (int64_t x = 0; x < n; x++)
+		{
+			const uint64_t *k = key + w + 1 + x;
+			int			p = 0;
+
+			for (int j = 1; j < conn; j++)
+				if (k[off[j]] < k[off[p]])
+					p = j;
+			if (out[x] != p)
+				pb_check_fail(__FILE__, __LINE__, "round %d pixel %lld: %d, expected %d",
+							  round, (long long) x, out[x], p);
+		}
+		CHECK_INT(out[n], 0xff);	/* nothing written past the stretch */
+	}
 }

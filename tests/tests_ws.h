@@ -19,6 +19,7 @@
 	X(test_ws_scratch_allocator) \
 	X(test_ws_stopped) \
 	X(test_ws_badarg) \
+	X(test_ws_least_neighbours) \
 	X(test_ws_nodata_bands) \
 	X(test_ws_minima_poll) \
 	X(test_ws_large_plateaus) \

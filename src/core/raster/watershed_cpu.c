@@ -33,6 +33,7 @@
 #include "watershed.h"
 #include "watershed_rules.h"
 #include "ws_minima.h"
+#include "ws_pointers.h"
 #include "ws_queue.h"
 
 #define WS_DEFAULT_TILE 256
@@ -595,58 +596,46 @@ InitRows(void *arg, int64_t item)
 }
 
 /*
- * The pointer of non-seed pixel i at (x, y), whose key's d is below INF,
- * as WsPointer finds it: inside the image's outer frame, its first
- * neighbour of least key (watershed_rules.h says why), at fixed offsets,
- * with no branch per neighbour and no level read (a wall's key (INF, INF)
- * is never the least of such a pixel's neighbours).
- */
-static inline int
-PixelPointer(const WsCtx *c, int64_t i, int64_t x, int64_t y)
-{
-	const uint64_t *k = c->key + i;
-	uint64_t	least = UINT64_MAX;
-	int			p = 0;
-
-	if (x == 0 || y == 0 || x == c->g.width - 1 || y == c->g.height - 1)
-		return WsPointer(&c->g, c->lv, c->key, x, y);
-	for (int j = 0; j < c->g.conn; j++)
-	{
-		uint64_t	kv = k[c->off[j]];
-
-		p = kv < least ? j : p;
-		least = kv < least ? kv : least;
-	}
-	return p;
-}
-
-/*
  * Pointers of a band of rows; seeds (markers, and marker-less the minima:
- * d = INF) and pixels no seed reaches get none and their final label.
+ * d = INF) and pixels no seed reaches get none and their final label.  A
+ * non-seed pixel whose key's d is below INF points, inside the image's
+ * outer frame, to its first neighbour of least key (watershed_rules.h
+ * says why: a wall's key (INF, INF) is never the least of such a pixel's
+ * neighbours), found for the whole row at once and without a level read
+ * (ws_pointers.h); on the frame, as WsPointer finds it.
  */
 static void
 PointerRows(void *arg, int64_t item)
 {
 	WsCtx	   *c = arg;
+	int64_t		w = c->g.width,
+				h = c->g.height;
 	int64_t		y1 = (item + 1) * WS_ROWS_PER_ITEM;
 
-	if (y1 > c->g.height)
-		y1 = c->g.height;
+	if (y1 > h)
+		y1 = h;
 	for (int64_t y = item * WS_ROWS_PER_ITEM; y < y1; y++)
-		for (int64_t x = 0; x < c->g.width; x++)
+	{
+		int64_t		row = y * w;
+		bool		inner = y > 0 && y < h - 1 && w > 2;
+
+		if (inner)
+			PbWsLeastNeighbours(c->key + row + 1, c->off, c->g.conn, w - 2, c->ptr + row + 1);
+		for (int64_t x = 0; x < w; x++)
 		{
-			int64_t		i = y * c->g.width + x;
+			int64_t		i = row + x;
 			uint64_t	ki = c->key[i];
 			int			p = -1;
 
 			if (!c->seed[i] && WsKeyD(ki) != PB_WS_INF)
-				p = PixelPointer(c, i, x, y);
+				p = inner && x > 0 && x < w - 1 ? c->ptr[i] : WsPointer(&c->g, c->lv, c->key, x, y);
 			c->ptr[i] = p < 0 ? WS_DONE : (uint8_t) p;
 			if (!c->g.markers && WsKeyC(ki) != PB_WS_INF && WsKeyD(ki) == PB_WS_INF)
 				c->seed[i] = 1;
 			if (p < 0)
 				c->labels[i] = c->seed[i] && c->g.markers ? c->g.markers[i] : 0;
 		}
+	}
 }
 
 /* The pixel that pointer j of pixel i leads to. */

@@ -84,7 +84,7 @@ WsPrefer(uint64_t cand, uint64_t kv, uint64_t best, uint64_t bestkey)
  * picks the first neighbour of least key.  At the least solution a
  * non-seed pixel's key is the fold's result, and its d is below INF only
  * when that neighbour won over the base: such a pixel's pointer is then
- * simply its first neighbour of least key (the CPU's PixelPointer).
+ * simply its first neighbour of least key (the CPU's PointerRows, ws_pointers.h).
  */
 
 /*

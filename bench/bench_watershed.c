@@ -468,7 +468,7 @@ WsGpu(void *p, int index, char *err, size_t len)
 	memset(&c->stats[index], 0, sizeof(c->stats[index]));
 	if (g == NULL)
 		return -1;
-	if (PbGpuWatershed(g, &c->spec, c->labels, WsPoll, c, &c->stats[index], err, len) == 0)
+	if (PbGpuWatershed(g, &c->spec, c->labels, NULL, WsPoll, c, &c->stats[index], err, len) == 0)
 		return 0;
 	if (c->capped)
 		snprintf(err, len, "capped at %.0f s", c->a->cap_ms / 1e3);

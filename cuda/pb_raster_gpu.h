@@ -132,11 +132,17 @@ int			PbGpuDistanceRows(PbGpu *g, int32_t width, int32_t height, double sy, doub
  * The watershed of src/core/raster/watershed.h on the GPU: the
  * artifact-free block-asynchronous cellular automaton.  labels equal
  * PbWatershedCpu's, bit for bit, at every memory budget (images above it
- * run in tiles whose borders are exchanged until none changes).
+ * run in tiles whose borders are exchanged until none changes, the
+ * image's keys kept in host memory between tile runs: in host_keys, of
+ * PbGpuWatershedHostKeyBytes(spec) bytes, where the caller lends them, so
+ * that they count against its own memory budget; NULL: malloc'd).
  */
 int			PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
-						   PbPollFn poll, void *poll_arg,
+						   void *host_keys, PbPollFn poll, void *poll_arg,
 						   PbRasterGpuStats *stats, char *err, size_t err_len);
+
+/* The bytes of the host keys of spec's watershed in tiles (0 without CUDA). */
+size_t		PbGpuWatershedHostKeyBytes(const PbWatershedSpec *spec);
 
 /*
  * Whether PbGpuWatershed, called now on g, runs spec's image untiled (1)
@@ -170,7 +176,7 @@ typedef struct PbGpuShare
  * shares (ngpu of them, or NULL) gets what each GPU did.
  */
 int			PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec,
-							 uint32_t *labels, PbPollFn poll, void *poll_arg,
+							 uint32_t *labels, void *host_keys, PbPollFn poll, void *poll_arg,
 							 PbRasterGpuStats *stats, PbGpuShare *shares,
 							 char *err, size_t err_len);
 

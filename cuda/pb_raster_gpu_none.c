@@ -107,11 +107,19 @@ PbGpuDistanceRows(PbGpu *g, int32_t width, int32_t height, double sy, double sx,
 /* No GPU watershed without CUDA. */
 int
 PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
-			   PbPollFn poll, void *poll_arg,
+			   void *host_keys, PbPollFn poll, void *poll_arg,
 			   PbRasterGpuStats *stats, char *err, size_t err_len)
 {
-	(void) g, (void) spec, (void) labels, (void) poll, (void) poll_arg;
+	(void) g, (void) spec, (void) labels, (void) host_keys, (void) poll, (void) poll_arg;
 	return NoCuda(stats, err, err_len);
+}
+
+/* No GPU watershed in tiles, so no host keys, without CUDA. */
+size_t
+PbGpuWatershedHostKeyBytes(const PbWatershedSpec *spec)
+{
+	(void) spec;
+	return 0;
 }
 
 /* No GPU watershed without CUDA. */
@@ -134,11 +142,11 @@ PbGpuWatershedBandsFit(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec
 /* No GPU watershed on several GPUs without CUDA. */
 int
 PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint32_t *labels,
-				 PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats, PbGpuShare *shares,
-				 char *err, size_t err_len)
+				 void *host_keys, PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats,
+				 PbGpuShare *shares, char *err, size_t err_len)
 {
-	(void) gpus, (void) ngpu, (void) spec, (void) labels, (void) poll, (void) poll_arg,
-		(void) shares;
+	(void) gpus, (void) ngpu, (void) spec, (void) labels, (void) host_keys, (void) poll,
+		(void) poll_arg, (void) shares;
 	return NoCuda(stats, err, err_len);
 }
 

@@ -479,14 +479,15 @@ WsDevMain(void *arg)
 }
 
 /*
- * The host's state before a run in pieces: keys in a new array (returned;
- * NULL without memory) and labels, all INF, which is above the fixed point.
+ * The host's state before a run in pieces: keys in lent (the caller's) or
+ * in a new array (returned; NULL without memory) and labels, all INF,
+ * which is above the fixed point.
  */
 static char *
-WsHostBegin(const WsPlan *p, uint32_t *labels)
+WsHostBegin(const WsPlan *p, uint32_t *labels, char *lent)
 {
 	size_t		npix = (size_t) p->w * p->h;
-	char	   *hkeys = (char *) malloc(npix * p->kb);
+	char	   *hkeys = lent ? lent : (char *) malloc(npix * p->kb);
 
 	if (hkeys != NULL)
 	{
@@ -521,10 +522,11 @@ WsHostFinish(const WsPlan *p, const PbWatershedSpec *spec, const char *hkeys, ui
  */
 static int
 WsRunTiled(WsDev *devs, int ndev, const WsPlan *p, const PbWatershedSpec *spec,
-		   uint32_t *labels, PbPollFn poll, void *poll_arg, char *err, size_t err_len)
+		   uint32_t *labels, char *host_keys, PbPollFn poll, void *poll_arg, char *err,
+		   size_t err_len)
 {
 	PbRun		run = {1, 0, poll, poll_arg};
-	WsTiledJob	j = {p, spec, labels, WsHostBegin(p, labels),
+	WsTiledJob	j = {p, spec, labels, WsHostBegin(p, labels, host_keys),
 	PbTileSweepNew(p->ntx, p->nty, &run), poll, poll_arg, &devs[0]};
 	int			rc = 0;
 
@@ -557,7 +559,8 @@ WsRunTiled(WsDev *devs, int ndev, const WsPlan *p, const PbWatershedSpec *spec,
 	if (rc == 0 && WsHostFinish(p, spec, j.hkeys, labels, err, err_len) != 0)
 		rc = -1;
 done:
-	free(j.hkeys);
+	if (host_keys == NULL)
+		free(j.hkeys);
 	PbTileSweepFree(j.sweep);
 	return rc;
 }
@@ -665,8 +668,8 @@ done:
  */
 extern "C" int
 PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint32_t *labels,
-				 PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats, PbGpuShare *shares,
-				 char *err, size_t err_len)
+				 void *host_keys, PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats,
+				 PbGpuShare *shares, char *err, size_t err_len)
 {
 	PbRasterGpuStats st;
 	WsDev	   *devs = NULL;
@@ -721,7 +724,8 @@ PbGpuWatershedOn(PbGpu *const *gpus, int ngpu, const PbWatershedSpec *spec, uint
 		goto done;
 	}
 	st.tiles = p.ntx * p.nty;
-	rc = WsRunTiled(devs, ngpu, &p, spec, labels, poll, poll_arg, err, err_len);
+	rc = WsRunTiled(devs, ngpu, &p, spec, labels, (char *) host_keys, poll, poll_arg, err,
+					err_len);
 done:
 	for (int d = 0; d < begun; d++)
 	{
@@ -741,8 +745,19 @@ done:
 
 /* The watershed of spec on the GPU of g (see pb_raster_gpu.h). */
 extern "C" int
-PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels,
+PbGpuWatershed(PbGpu *g, const PbWatershedSpec *spec, uint32_t *labels, void *host_keys,
 			   PbPollFn poll, void *poll_arg, PbRasterGpuStats *stats, char *err, size_t err_len)
 {
-	return PbGpuWatershedOn(&g, 1, spec, labels, poll, poll_arg, stats, NULL, err, err_len);
+	return PbGpuWatershedOn(&g, 1, spec, labels, host_keys, poll, poll_arg, stats, NULL, err,
+							err_len);
+}
+
+/* The bytes of the host keys of spec's watershed in tiles (see pb_raster_gpu.h). */
+extern "C" size_t
+PbGpuWatershedHostKeyBytes(const PbWatershedSpec *spec)
+{
+	WsPlan		p;
+
+	WsPlanOf(&p, spec);
+	return (size_t) p.w * p.h * p.kb;
 }

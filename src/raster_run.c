@@ -397,6 +397,9 @@ static int
 WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 {
 	WatershedArgs *a = (WatershedArgs *) arg;
+	void	   *keys = NULL;
+	int			holds,
+				rc;
 
 	if (PbWatershedCheckGpu(a->spec) != PB_OK)
 	{
@@ -405,8 +408,16 @@ WatershedOnGpu(PbGpu *g, void *arg, char *err, size_t err_len)
 				 (unsigned long long) PB_WS_MAX_MINIMA_PIXELS);
 		return -1;
 	}
-	return PbGpuWatershed(g, a->spec, a->labels, PbInterruptArrived, NULL, &a->stats,
-						  err, err_len);
+	if ((holds = PbGpuWatershedHolds(g, a->spec, err, err_len)) < 0)
+		return -1;
+	/* in tiles through the host, the image's keys are an image of the call's, in its budget */
+	if (holds == 0)
+		keys = PbHugeAlloc(PbGpuWatershedHostKeyBytes(a->spec));
+	rc = PbGpuWatershed(g, a->spec, a->labels, keys, PbInterruptArrived, NULL, &a->stats,
+						err, err_len);
+	if (keys != NULL)
+		PbHugeFree(keys);
+	return rc;
 }
 
 /*
@@ -504,8 +515,8 @@ WatershedOnGpus(PbGpu *g, void *arg, char *err, size_t err_len)
 		WatershedWithCpu(gpus, ndev, a);
 		return 0;
 	}
-	rc = PbGpuWatershedOn(gpus, ndev, a->spec, a->labels, PbInterruptArrived, NULL, &a->stats,
-						  shares, err, err_len);
+	rc = PbGpuWatershedOn(gpus, ndev, a->spec, a->labels, NULL, PbInterruptArrived, NULL,
+						  &a->stats, shares, err, err_len);
 	if (rc != 0)
 		return rc;
 	a->hybrid = true;

@@ -415,7 +415,7 @@ static bool
 WgGpu(const PbWatershedSpec *s, uint32_t *labels, size_t budget, PbRasterGpuStats *st)
 {
 	char		err[256] = "";
-	int			rc = PbGpuWatershed(TestGpu(budget), s, labels, NULL, NULL, st, err, sizeof(err));
+	int			rc = PbGpuWatershed(TestGpu(budget), s, labels, NULL, NULL, NULL, st, err, sizeof(err));
 
 	if (rc != 0)
 		pb_check_fail(__FILE__, __LINE__, "PbGpuWatershed returned %d: %s", rc, err);
@@ -589,6 +589,36 @@ test_wsgpu_large(void)
 /* ---------------------------------------------------------------------- */
 /* tiles, the synchronous automaton, repeated runs */
 
+/*
+ * A tiled run in host keys the caller lends (as the glue does, within its
+ * memory budget): the same labels as the untiled run want, the keys
+ * written in the lent bytes (they end as the image's final keys, no
+ * longer the fill put there), kb bytes a pixel.
+ */
+static void
+WgLentKeys(const PbWatershedSpec *s, const uint32_t *want, size_t budget, size_t kb)
+{
+	size_t		n = (size_t) s->image.width * s->image.height;
+	size_t		bytes = PbGpuWatershedHostKeyBytes(s);
+	uint8_t    *lent = WgMalloc(bytes);
+	uint32_t   *got = WgMalloc(n * sizeof(uint32_t));
+	char		err[256] = "";
+	size_t		kept = 0;
+
+	CHECK_INT((long long) bytes, (long long) (n * kb));
+	memset(lent, 0x5A, bytes);
+	if (PbGpuWatershed(TestGpu(budget), s, got, lent, NULL, NULL, NULL, err, sizeof(err)) != 0)
+		pb_check_fail(__FILE__, __LINE__, "lent keys: %s", err);
+	else
+		WgSame(got, want, s->image.width, s->image.height, "tiled in lent keys vs untiled");
+	for (size_t i = 0; i < bytes; i++)
+		kept += lent[i] == 0x5A;
+	if (kept == bytes)
+		pb_check_fail(__FILE__, __LINE__, "the lent keys were not used");
+	free(lent);
+	free(got);
+}
+
 /* Tiny budgets (many tiles) give the untiled labels. */
 void
 test_wsgpu_tiles(void)
@@ -620,6 +650,7 @@ test_wsgpu_tiles(void)
 				if (st.tiles < 4)
 					pb_check_fail(__FILE__, __LINE__, "budget %zu: only %d tiles", budgets[bi], st.tiles);
 				WgSame(b, a, 301, 257, "tiled vs untiled");
+				WgLentKeys(&s, a, budgets[bi], mode ? 8 : 4);
 			}
 			WgFree(&c);
 			free(a);
@@ -757,13 +788,13 @@ test_wsgpu_poll(void)
 
 	WgSpiral(&c.img, &r);
 	s = WgSpec(&c, 4, false);
-	rc = PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, WgPollStop, NULL, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, WgPollStop, NULL, NULL, err, sizeof(err));
 	if (rc != 1)
 		pb_check_fail(__FILE__, __LINE__, "stop poll: returned %d (%s), want 1", rc, err);
-	rc = PbGpuWatershed(TestGpu(50000), &s, g, WgPollStop, NULL, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(TestGpu(50000), &s, g, NULL, WgPollStop, NULL, NULL, err, sizeof(err));
 	if (rc != 1)
 		pb_check_fail(__FILE__, __LINE__, "stop poll, tiled: returned %d (%s), want 1", rc, err);
-	rc = PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, WgPollCount, &calls, NULL, err, sizeof(err));
+	rc = PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, WgPollCount, &calls, NULL, err, sizeof(err));
 	if (rc != 0)
 		pb_check_fail(__FILE__, __LINE__, "counting poll: returned %d (%s)", rc, err);
 	else if (PbWatershedRef(&s, want) == PB_OK)
@@ -824,7 +855,7 @@ test_wsgpu_multi(void)
 			if (WgGpu(&s, a, WG_BUDGET, NULL))
 			{
 				PbGpuSetBudget(g[0], kind % 3 == 0 ? 150000 : 90000);
-				rc = PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err));
+				rc = PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, NULL, &st, sh, err, sizeof(err));
 				if (rc != 0)
 					pb_check_fail(__FILE__, __LINE__, "two GPUs: returned %d: %s", rc, err);
 				else
@@ -852,28 +883,28 @@ test_wsgpu_multi(void)
 		s = WgSpec(&c, 4, true);
 		PbGpuSetBudget(g[0], WG_BUDGET);
 		CHECK_INT(PbGpuWatershedHolds(g[0], &s, err, sizeof(err)), 1);
-		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, NULL, &st, sh, err, sizeof(err)), 0);
 		CHECK(st.tiles == 1 && sh[0].runs == 1 && sh[1].runs == 0);
 		if (WgGpu(&s, a, WG_BUDGET, NULL))
 			WgSame(b, a, 300, 300, "whole on the first of two");
 		PbGpuSetBudget(g[0], 600000);
 		PbGpuSetBudget(g[1], 600000);
 		CHECK_INT(PbGpuWatershedHolds(g[0], &s, err, sizeof(err)), 0);
-		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, NULL, &st, sh, err, sizeof(err)), 0);
 		CHECK_INT(st.tiles, 2);		/* half the rows each hold: resident bands */
 		CHECK(sh[0].runs >= 1 && sh[1].runs >= 1);
 		WgSame(b, a, 300, 300, "two resident bands");
 		PbGpuSetBudget(g[0], 300000);
 		PbGpuSetBudget(g[1], 300000);
-		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, NULL, &st, sh, err, sizeof(err)), 0);
 		CHECK_INT(st.tiles, 16);	/* a quarter of the side, though larger tiles fit */
 		WgSame(b, a, 300, 300, "tiles of a quarter of the side");
 		PbGpuSetBudget(g[0], 50000);
-		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, WgPollStop, NULL, NULL, NULL, err, sizeof(err)), 1);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, WgPollStop, NULL, NULL, NULL, err, sizeof(err)), 1);
 		PbGpuSetBudget(g[1], 64);
-		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
+		CHECK_INT(PbGpuWatershedOn(g, 2, &s, b, NULL, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
 		CHECK_STR_HAS(err, "too small for one tile");
-		CHECK_INT(PbGpuWatershedOn(g, 0, &s, b, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
+		CHECK_INT(PbGpuWatershedOn(g, 0, &s, b, NULL, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
 		CHECK_STR_HAS(err, "invalid watershed arguments");
 		/* 2^32 pixels marker-less: the CPU's and the hybrid's, not the GPU's alone */
 		big = s;
@@ -882,7 +913,7 @@ test_wsgpu_multi(void)
 		CHECK_INT(PbWatershedCheck(&big), PB_OK);
 		CHECK_INT(PbGpuWatershedHolds(g[0], &big, err, sizeof(err)), -1);
 		CHECK_STR_HAS(err, "invalid watershed arguments");
-		CHECK_INT(PbGpuWatershedOn(g, 1, &big, b, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
+		CHECK_INT(PbGpuWatershedOn(g, 1, &big, b, NULL, NULL, NULL, NULL, NULL, err, sizeof(err)), -1);
 		CHECK_INT(PbGpuWatershedBandsFit(g, 1, &big, err, sizeof(err)), -1);
 		PbGpuSetBudget(g[0], WG_BUDGET);
 		WgFree(&c);
@@ -1063,7 +1094,7 @@ test_wsgpu_bands(void)
 				/* half the image's bytes: a third of its rows fits, the whole does not */
 				for (int k = 0; k < 3; k++)
 					PbGpuSetBudget(g[k], n * px / 2);
-				CHECK_INT(PbGpuWatershedOn(g, 3, &s, b, NULL, NULL, &st, sh, err, sizeof(err)), 0);
+				CHECK_INT(PbGpuWatershedOn(g, 3, &s, b, NULL, NULL, NULL, &st, sh, err, sizeof(err)), 0);
 				CHECK_INT(st.tiles, 3);
 				CHECK(sh[0].runs >= 1 && sh[1].runs >= 1 && sh[2].runs >= 1);
 				WgSame(b, a, w, h, "three resident bands vs one GPU, untiled");
@@ -1078,7 +1109,7 @@ test_wsgpu_bands(void)
 		s = WgSpec(&c, 4, true);
 		for (int k = 0; k < 3; k++)
 			PbGpuSetBudget(g[k], n * 9 / 2);	/* 9 bytes a pixel: a third of the rows */
-		CHECK_INT(PbGpuWatershedOn(g, 3, &s, b, WgPollStop, NULL, NULL, NULL, err, sizeof(err)), 1);
+		CHECK_INT(PbGpuWatershedOn(g, 3, &s, b, NULL, WgPollStop, NULL, NULL, NULL, err, sizeof(err)), 1);
 		WgFree(&c);
 	}
 done:
@@ -1100,23 +1131,23 @@ test_wsgpu_badarg(void)
 	uint32_t	g[100];
 	char		err[256] = "";
 
-	if (PbGpuWatershed(TestGpu(WG_BUDGET), NULL, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), NULL, g, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "NULL spec accepted");
-	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, NULL, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "NULL labels accepted");
 	s.connectivity = 6;
-	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "connectivity 6 accepted");
 	s.connectivity = 4;
 	s.image.type = (PbPixType) 99;
-	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "pixel type 99 accepted");
 	s.image.type = PB_PIX_8BUI;
 	s.image.width = 0;
-	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(WG_BUDGET), &s, g, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "width 0 accepted");
 	s.image.width = 10;
-	if (PbGpuWatershed(TestGpu(64), &s, g, NULL, NULL, NULL, err, sizeof(err)) != -1)
+	if (PbGpuWatershed(TestGpu(64), &s, g, NULL, NULL, NULL, NULL, err, sizeof(err)) != -1)
 		pb_check_fail(__FILE__, __LINE__, "a budget of 64 bytes accepted");
 	else
 		CHECK_STR_HAS(err, "budget");

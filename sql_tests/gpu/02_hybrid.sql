@@ -124,11 +124,30 @@ SELECT count(*) AS tiles, count(*) FILTER (WHERE c.rast = h.rast) AS same
 FROM cov_cpu c JOIN cov_mapped h USING (tile_x, tile_y);
 RESET pixelbox.host_memory;
 RESET pixelbox.gpus;
+-- pixelbox.device = gpu, the watershed in tiles through the host: the
+-- image's keys between tile runs are one of the call's images, within
+-- pixelbox.host_memory (past it, in a temporary file: one image more than
+-- the same call holding the maze whole on the GPU)
+SET pixelbox.device = gpu;
+SET pixelbox.host_memory = '1MB';
+SELECT md5(pb_watershed(mask, marker, 4, mask)) = (SELECT ws_marker FROM want) AS same_ws_marker
+FROM maze;
+CREATE TABLE mapped_tiled AS
+SELECT (SELECT tiles FROM pb_raster_report() WHERE stage = 'gpu kernels') > 1 AS in_tiles,
+	   (SELECT tiles FROM pb_raster_report() WHERE stage = 'mapped') AS mapped;
+SET pixelbox.gpu_memory = '1GB';
+SELECT md5(pb_watershed(mask, marker, 4, mask)) = (SELECT ws_marker FROM want) AS same_ws_marker
+FROM maze;
+SELECT in_tiles, mapped - (SELECT tiles FROM pb_raster_report() WHERE stage = 'mapped') AS keys_mapped
+FROM mapped_tiled;
+SET pixelbox.gpu_memory = '16MB';
+RESET pixelbox.host_memory;
+SET pixelbox.device = hybrid;
 -- with room on the GPU, the maze runs there alone
 RESET pixelbox.gpu_memory;
 SELECT md5(pb_reconstruct(marker, mask)) = (SELECT recon FROM want) AS same_8 FROM maze;
 SELECT string_agg(DISTINCT device, ', ') AS devices FROM pb_raster_report() WHERE stage = 'compute';
 RESET pixelbox.device;
 RESET pixelbox.cpu_threads;
-DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid, cov_gpus, cov_mapped, dist_cpu, dist_hybrid;
+DROP TABLE maze, want, tiles, cov_cpu, cov_hybrid, cov_gpus, cov_mapped, dist_cpu, dist_hybrid, mapped_tiled;
 DROP FUNCTION h_rast(int, int, bytea, float8, float8), h_le(bigint, int), h_f8(float8);

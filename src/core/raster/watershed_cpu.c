@@ -597,7 +597,9 @@ InitRows(void *arg, int64_t item)
 
 /*
  * Pointers of a band of rows; seeds (markers, and marker-less the minima:
- * d = INF) and pixels no seed reaches get none and their final label.  A
+ * d = INF) and pixels no seed reaches get none, and their final label
+ * (but a minimum's seeds: the numbering of the minima, next, writes
+ * theirs).  A
  * non-seed pixel whose key's d is below INF points, inside the image's
  * outer frame, to its first neighbour of least key (watershed_rules.h
  * says why: a wall's key (INF, INF) is never the least of such a pixel's
@@ -627,11 +629,15 @@ PointerRows(void *arg, int64_t item)
 			uint64_t	ki = c->key[i];
 			int			p = -1;
 
+			if (!c->g.markers && WsKeyC(ki) != PB_WS_INF && WsKeyD(ki) == PB_WS_INF)
+			{
+				c->seed[i] = 1;
+				c->ptr[i] = WS_DONE;
+				continue;
+			}
 			if (!c->seed[i] && WsKeyD(ki) != PB_WS_INF)
 				p = inner && x > 0 && x < w - 1 ? c->ptr[i] : WsPointer(&c->g, c->lv, c->key, x, y);
 			c->ptr[i] = p < 0 ? WS_DONE : (uint8_t) p;
-			if (!c->g.markers && WsKeyC(ki) != PB_WS_INF && WsKeyD(ki) == PB_WS_INF)
-				c->seed[i] = 1;
 			if (p < 0)
 				c->labels[i] = c->seed[i] && c->g.markers ? c->g.markers[i] : 0;
 		}
@@ -647,7 +653,9 @@ PointerTarget(const WsCtx *c, int64_t i, int j)
 
 /*
  * Labels of a band of rows: follow pointers to a pixel whose label is
- * final, then give that label to the whole walk.
+ * final, then give that label to the whole walk.  Most pixels point to
+ * one whose label is final already (the pixel before or above, done
+ * earlier in the scan): they take its label in one step, without a walk.
  */
 static void
 LabelRows(void *arg, int64_t item)
@@ -662,10 +670,20 @@ LabelRows(void *arg, int64_t item)
 	for (int64_t i = item * WS_ROWS_PER_ITEM * c->g.width; i < y1 * c->g.width; i++)
 	{
 		size_t		n = 0;
-		int64_t		v = i;
-		uint32_t	l;
-		uint8_t		b;
+		int64_t		v;
+		uint8_t		b = __atomic_load_n(&c->ptr[i], __ATOMIC_ACQUIRE);
 
+		if (b & WS_DONE)
+			continue;
+		v = PointerTarget(c, i, b);
+		if (__atomic_load_n(&c->ptr[v], __ATOMIC_ACQUIRE) & WS_DONE)
+		{
+			__atomic_store_n(&c->labels[i], __atomic_load_n(&c->labels[v], __ATOMIC_RELAXED),
+							 __ATOMIC_RELAXED);
+			__atomic_store_n(&c->ptr[i], WS_DONE, __ATOMIC_RELEASE);
+			continue;
+		}
+		v = i;
 		while (!((b = __atomic_load_n(&c->ptr[v], __ATOMIC_ACQUIRE)) & WS_DONE))
 		{
 			if (n == cap)
@@ -685,8 +703,7 @@ LabelRows(void *arg, int64_t item)
 			walk[n++] = v;
 			v = PointerTarget(c, v, b);
 		}
-		l = __atomic_load_n(&c->labels[v], __ATOMIC_RELAXED);
-		while (n > 0)
+		for (uint32_t l = __atomic_load_n(&c->labels[v], __ATOMIC_RELAXED); n > 0;)
 		{
 			v = walk[--n];
 			__atomic_store_n(&c->labels[v], l, __ATOMIC_RELAXED);

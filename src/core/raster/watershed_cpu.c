@@ -597,14 +597,14 @@ InitRows(void *arg, int64_t item)
 
 /*
  * Pointers of a band of rows; seeds (markers, and marker-less the minima:
- * d = INF) and pixels no seed reaches get none, and their final label
- * (but a minimum's seeds: the numbering of the minima, next, writes
- * theirs).  A
- * non-seed pixel whose key's d is below INF points, inside the image's
- * outer frame, to its first neighbour of least key (watershed_rules.h
- * says why: a wall's key (INF, INF) is never the least of such a pixel's
- * neighbours), found for the whole row at once and without a level read
- * (ws_pointers.h); on the frame, as WsPointer finds it.
+ * d = INF) and pixels no seed reaches get none, and their final label,
+ * but for a minimum's seeds, whose labels the numbering of the minima
+ * writes next.  A non-seed pixel whose key's d is below INF points,
+ * inside the image's outer frame, to its first neighbour of least key
+ * (watershed_rules.h says why: a wall's key (INF, INF) is never the least
+ * of such a pixel's neighbours), found for the whole row at once and
+ * without a level read (ws_pointers.h); on the frame, as WsPointer finds
+ * it.
  */
 static void
 PointerRows(void *arg, int64_t item)

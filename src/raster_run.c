@@ -481,6 +481,8 @@ WatershedWithCpu(PbGpu **gpus, int ndev, WatershedArgs *a)
 	ReportHybrid(&a->stats, ndev, busy, regions, hs.cpu_busy_s, hs.cpu_runs);
 	PbRasterReportTiles("phase", "init", hs.init_s, 0);
 	PbRasterReportTiles("phase", "keys", hs.keys_s, hs.tiles);
+	PbRasterReportTiles("phase", "pointers", hs.pointers_s, 0);
+	PbRasterReportTiles("phase", "minima", hs.minima_s, 0);
 	PbRasterReportTiles("phase", "labels", hs.labels_s, 0);
 }
 

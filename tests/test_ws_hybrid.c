@@ -206,7 +206,8 @@ HyCompare(const PbWatershedSpec *s, WsModelDev *models, int ndev, int threads)
 			break;
 		}
 	CHECK_INT(st.tiles, ((s->image.width + 7) / 8) * ((s->image.height + 7) / 8));
-	CHECK(st.init_s > 0 && st.keys_s > 0 && st.labels_s > 0);
+	CHECK(st.init_s > 0 && st.keys_s > 0 && st.pointers_s > 0 && st.labels_s > 0);
+	CHECK(s->markers ? st.minima_s == 0 : st.minima_s > 0);
 	for (int d = 0; d < ndev; d++)
 	{
 		CHECK_INT(models[d].begun, models[d].begin_fails ? 0 : 1);

@@ -70,6 +70,9 @@ SELECT md5(pb_watershed(mask, NULL, 8, NULL, true)) = (SELECT ws FROM want) AS s
 FROM maze;
 SELECT stage, device, tiles > 0 AS ran FROM pb_raster_report()
 WHERE stage IN ('compute', 'busy') ORDER BY stage, device;
+-- the phases of the last call, marker-controlled: no minima to number
+SELECT device AS phase, seconds > 0 AS timed FROM pb_raster_report()
+WHERE stage = 'phase' ORDER BY device;
 -- a GPU that fails its blocks mid-run (injected): one WARNING, the CPU
 -- threads finish, same labels
 SET pixelbox.gpu_fault = blocks;

@@ -206,7 +206,9 @@ typedef struct PbWsHybridStats
 	int			cpu_threads;
 	double		init_s;			/* seconds of devices begun, levels, seeds, first keys */
 	double		keys_s;			/* seconds of the key phase (the devices' part) */
-	double		labels_s;		/* seconds of pointers, minima, labels, lines */
+	double		pointers_s;		/* of the CPU threads' pointers after it, */
+	double		minima_s;		/* their numbering of the minima (0 with markers), */
+	double		labels_s;		/* and their labels and lines */
 } PbWsHybridStats;
 
 /*

@@ -312,7 +312,9 @@ typedef struct KeySweep
 	_Atomic double cpu_busy_s;
 	int64_t		runs;			/* tile and block runs */
 	double		keys_s;			/* seconds of the key phase */
-	double		labels_s;		/* seconds of the phases after it */
+	double		pointers_s;		/* and of the phases after it: pointers, */
+	double		minima_s;		/* numbering of the minima, */
+	double		labels_s;		/* labels and lines */
 } KeySweep;
 
 /* Add seconds to an atomic sum. */
@@ -741,17 +743,12 @@ ClearLineRows(void *arg, int64_t item)
 			c->labels[i] = 0;
 }
 
-/* The phases after the keys: pointers, the minima (marker-less), labels, lines. */
+/* The labels from the pointers, then the lines when asked for. */
 static PbStatus
-LabelPhases(WsCtx *c, const PbRun *run, int64_t rows)
+LabelsAndLines(WsCtx *c, const PbRun *run, int64_t rows)
 {
 	PbStatus st;
 
-	if ((st = PbParallelFor(run, rows, PointerRows, c)) != PB_OK)
-		return st;
-	if (!c->g.markers &&
-		(st = WsNumberMinima(&c->g, c->lv, c->seed, c->labels, c->parent, run)) != PB_OK)
-		return st;
 	if ((st = PbParallelFor(run, rows, LabelRows, c)) != PB_OK)
 		return st;
 	if (atomic_load(&c->nomem))
@@ -762,6 +759,34 @@ LabelPhases(WsCtx *c, const PbRun *run, int64_t rows)
 	if ((st = PbParallelFor(run, rows, LineRows, c)) != PB_OK)
 		return st;
 	return PbParallelFor(run, rows, ClearLineRows, c);
+}
+
+/*
+ * The phases after the keys: pointers, the minima (marker-less), labels,
+ * lines; k gets the seconds of each.
+ */
+static PbStatus
+LabelPhases(WsCtx *c, const PbRun *run, int64_t rows, KeySweep *k)
+{
+	double		t = PbMonotonicSeconds();
+	PbStatus st;
+
+	st = PbParallelFor(run, rows, PointerRows, c);
+	k->pointers_s = PbMonotonicSeconds() - t;
+	if (st != PB_OK)
+		return st;
+	t += k->pointers_s;
+	if (!c->g.markers)
+	{
+		st = WsNumberMinima(&c->g, c->lv, c->seed, c->labels, c->parent, run);
+		k->minima_s = PbMonotonicSeconds() - t;
+		if (st != PB_OK)
+			return st;
+		t += k->minima_s;
+	}
+	st = LabelsAndLines(c, run, rows);
+	k->labels_s = PbMonotonicSeconds() - t;
+	return st;
 }
 
 /*
@@ -784,10 +809,7 @@ WatershedPhases(WsCtx *c, const PbRun *run, KeySweep *k)
 	k->ndev = 0;
 	if (st != PB_OK)
 		return st;
-	k->labels_s = PbMonotonicSeconds();
-	st = LabelPhases(c, run, rows);
-	k->labels_s = PbMonotonicSeconds() - k->labels_s;
-	return st;
+	return LabelPhases(c, run, rows, k);
 }
 
 /*
@@ -947,7 +969,7 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 
 		BeginDevices(&c, devs, ndev, &k);
 		st = WatershedPhases(&c, run, &k);
-		init_s = PbMonotonicSeconds() - t0 - k.keys_s - k.labels_s;
+		init_s = PbMonotonicSeconds() - t0 - k.keys_s - k.pointers_s - k.minima_s - k.labels_s;
 	}
 	if (stats)
 	{
@@ -962,6 +984,8 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 		stats->cpu_runs = k.runs - dev_runs;
 		stats->init_s = init_s;
 		stats->keys_s = k.keys_s;
+		stats->pointers_s = k.pointers_s;
+		stats->minima_s = k.minima_s;
 		stats->labels_s = k.labels_s;
 	}
 	ScratchFree(scratch, c.lv);

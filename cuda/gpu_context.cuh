@@ -6,7 +6,8 @@
  *
  * One budget covers the device memory of both sides.  The polygon side
  * holds one buffer (d_buf, d_cap bytes), grown as submissions need and
- * kept between them; the raster side holds a stream-ordered memory pool,
+ * kept between them, and for the length of a pipeline run the source its
+ * parts borrow from (d_src, src_bytes: PbGpuHoldSource); the raster side holds a stream-ordered memory pool,
  * from which a call allocates within a reservation and which keeps what
  * the call used cached afterwards.  Either side gives its cached memory
  * back when the other needs it and it is idle.  The fields under "the
@@ -33,6 +34,8 @@
  */
 struct Packing
 {
+	int			resident;		/* rings and points are the held source's,
+								 * not sections of their own */
 	size_t		nshapes,
 				nrings,
 				npts,
@@ -79,6 +82,7 @@ struct PbGpu
 	void	   *d_buf;			/* polygon side: packed submission + results */
 	size_t		d_cap;
 	int			poly_busy;		/* d_buf is in use: a submission runs */
+	size_t		src_bytes;		/* of d_src, the held source (0: none) */
 	size_t		raster_held;	/* raster side: a call's reservation, or the
 								 * bytes its pool keeps cached between calls */
 	int			raster_busy;	/* a raster call runs */
@@ -94,7 +98,15 @@ struct PbGpu
 	Packing		slot_pk[2];		/* their layouts */
 	PbGpuKernel slot_kernel[2];
 	int			cur;			/* slot of the submission in flight or done */
+	void	   *d_src;			/* held source: its rings (uint2), then its int points */
+	size_t		src_pts_at;		/* where its points start in d_src */
+	const PbRing *src_rings;	/* the host arrays it mirrors (NULL: none held) */
+	const int32_t *src_ipts;
+	uint32_t	src_nrings,
+				src_nipts;
+	PinnedKit  *kit;			/* the polygon side's threaded copies */
 	int			staged;			/* a submission waits in slot 1 - cur */
+	int			release_staged; /* it is packed whole: let the source go first */
 	void	   *h_in;			/* = h_slot[cur] */
 	int64_t    *h_out;			/* host pairs' areas, then the found count; pinned */
 	size_t		h_out_cap;
@@ -117,6 +129,13 @@ struct PbGpu
  * back if need be).  0, or -1 with a reason.
  */
 int			GpuPolyReserve(PbGpu *g, size_t need, char *err, size_t err_len);
+
+/*
+ * gpu_context_host.cu: give the polygon side bytes more for a held source
+ * (d_src), within the budget (0, or -1 with nothing held); and free it.
+ */
+int			GpuPolyHold(PbGpu *g, size_t bytes);
+void		GpuPolyUnhold(PbGpu *g);
 
 /*
  * gpu_context_host.cu: a raster call begins on g: the polygon side's

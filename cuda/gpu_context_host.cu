@@ -113,21 +113,23 @@ GpuPolyReserve(PbGpu *g, size_t need, char *err, size_t err_len)
 
 	pthread_mutex_lock(&g->lock);
 	g->poly_busy = 1;
-	if (need > g->d_cap || g->d_cap > g->budget)
+	if (need > g->d_cap || g->d_cap + g->src_bytes > g->budget)
 	{
 		size_t		room,
 					want;
 		cudaError_t e;
 
 		FreePoly(g);
-		if (g->raster_made && !g->raster_busy && need + g->raster_held > g->budget)
-			g->raster_held = RgTrim(&g->rg, g->budget > need ? g->budget - need : 0);
-		room = g->budget > g->raster_held ? g->budget - g->raster_held : 0;
+		if (g->raster_made && !g->raster_busy && need + g->src_bytes + g->raster_held > g->budget)
+			g->raster_held = RgTrim(&g->rg, g->budget > need + g->src_bytes ?
+									g->budget - need - g->src_bytes : 0);
+		room = g->budget > g->raster_held + g->src_bytes ?
+			g->budget - g->raster_held - g->src_bytes : 0;
 		want = need + need / 2 < room ? need + need / 2 : room;
 		if (need > room)
 		{
-			snprintf(err, err_len, "batch needs %zu bytes of device memory; the raster operations hold %zu of the budget (%zu)",
-					 need, g->raster_held, g->budget);
+			snprintf(err, err_len, "batch needs %zu bytes of device memory; the raster operations hold %zu and the held polygons %zu of the budget (%zu)",
+					 need, g->raster_held, g->src_bytes, g->budget);
 			rc = -1;
 		}
 		else if ((e = cudaMalloc(&g->d_buf, want)) != cudaSuccess)
@@ -146,6 +148,45 @@ GpuPolyReserve(PbGpu *g, size_t need, char *err, size_t err_len)
 
 
 /*
+ * Give the polygon side bytes more for a held source (d_src, counted in
+ * src_bytes), within the budget: its idle buffer goes back first if need
+ * be.  0, or -1 (nothing held, the device's error cleared).
+ */
+int
+GpuPolyHold(PbGpu *g, size_t bytes)
+{
+	int			rc = -1;
+
+	pthread_mutex_lock(&g->lock);
+	if (!g->poly_busy && g->d_cap + bytes + g->raster_held > g->budget)
+		FreePoly(g);
+	if (g->d_cap + bytes + g->raster_held <= g->budget)
+	{
+		if (cudaSetDevice(g->device) == cudaSuccess && cudaMalloc(&g->d_src, bytes) == cudaSuccess)
+		{
+			g->src_bytes = bytes;
+			rc = 0;
+		}
+		else
+			cudaGetLastError();
+	}
+	pthread_mutex_unlock(&g->lock);
+	return rc;
+}
+
+/* Free the held source (none is fine); the caller waited for its readers. */
+void
+GpuPolyUnhold(PbGpu *g)
+{
+	pthread_mutex_lock(&g->lock);
+	cudaFree(g->d_src);
+	g->d_src = NULL;
+	g->src_bytes = 0;
+	pthread_mutex_unlock(&g->lock);
+}
+
+
+/*
  * A raster call begins (see gpu_context.cuh): the polygon side's buffer
  * goes back when idle; the call gets the rest of the budget.
  */
@@ -159,7 +200,7 @@ GpuRasterBegin(PbGpu *g)
 	g->raster_busy = 1;
 	if (!g->poly_busy && g->d_buf != NULL)
 		FreePoly(g);
-	reserved = g->budget > g->d_cap ? g->budget - g->d_cap : 0;
+	reserved = g->budget > g->d_cap + g->src_bytes ? g->budget - g->d_cap - g->src_bytes : 0;
 	g->raster_held = reserved;
 	pthread_mutex_unlock(&g->lock);
 	return reserved;
@@ -184,11 +225,14 @@ PbGpuSetBudget(PbGpu *g, size_t memory_budget)
 	pthread_mutex_lock(&g->lock);
 	if (memory_budget != g->budget)
 	{
+		size_t		poly;
+
 		g->budget = memory_budget;
-		if (!g->poly_busy && g->d_cap > memory_budget)
+		if (!g->poly_busy && g->d_cap + g->src_bytes > memory_budget)
 			FreePoly(g);
-		if (g->raster_made && !g->raster_busy && g->raster_held + g->d_cap > memory_budget)
-			g->raster_held = RgTrim(&g->rg, memory_budget > g->d_cap ? memory_budget - g->d_cap : 0);
+		poly = g->d_cap + g->src_bytes;
+		if (g->raster_made && !g->raster_busy && g->raster_held + poly > memory_budget)
+			g->raster_held = RgTrim(&g->rg, memory_budget > poly ? memory_budget - poly : 0);
 	}
 	pthread_mutex_unlock(&g->lock);
 }
@@ -203,6 +247,8 @@ PbGpuClose(PbGpu *g)
 	Drain(g);
 	RgDestroy(&g->rg);
 	cudaFree(g->d_buf);
+	cudaFree(g->d_src);
+	PinnedKitFree(&g->kit);
 	cudaFreeHost(g->h_slot[0]);
 	cudaFreeHost(g->h_slot[1]);
 	cudaFreeHost(g->h_out);

@@ -104,6 +104,19 @@ int			PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts,
 int			PbGpuStartStaged(PbGpu *g, char *err, size_t err_len);
 
 /*
+ * Hold the rings and int points of batch src on the device until
+ * PbGpuReleaseSource (or another hold), copied once: a submission whose
+ * parts all borrow src's arrays (as a pipeline task's batch does) then
+ * sends only its shapes and pairs.  The source counts in the budget;
+ * one that would take more than half of it is not held, and a submission
+ * that does not fit beside it makes the context let it go.  Call with
+ * nothing in flight or staged.  1 held, 0 not (parts are packed whole).
+ * The caller keeps src's arrays unchanged while they are held.
+ */
+int			PbGpuHoldSource(PbGpu *g, const PbBatch *src);
+void		PbGpuReleaseSource(PbGpu *g);
+
+/*
  * Device bytes PbGpuSubmitParts needs for these parts (to check a budget),
  * counting the initial room for the pairs the filter parts find.  When the
  * filter finds more, PbGpuPoll grows that room within the budget.

@@ -90,6 +90,21 @@ PbGpuStartStaged(PbGpu *g, char *err, size_t err_len)
 	return PbGpuProbe(err, err_len) - 1;
 }
 
+/* Unreachable without a context: nothing is held. */
+int
+PbGpuHoldSource(PbGpu *g, const PbBatch *src)
+{
+	(void) g, (void) src;
+	return 0;
+}
+
+/* Nothing is held without CUDA. */
+void
+PbGpuReleaseSource(PbGpu *g)
+{
+	(void) g;
+}
+
 /* Nothing is ever packed without CUDA. */
 size_t
 PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)

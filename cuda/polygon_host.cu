@@ -15,9 +15,14 @@
  * comes from the context's budget (GpuPolyReserve, gpu_context_host.cu).
  *
  * Parts are packed on several threads (PbParallelFor from the core), a
- * large part cut into items of PACK_ITEM_SHAPES shapes.
+ * large part cut into items of PACK_ITEM_SHAPES shapes.  For the length of
+ * a pipeline run the context may hold the rings and points of the batch
+ * its tasks borrow from on the device (PbGpuHoldSource, copied once
+ * through the threaded pinned copier): a submission whose parts all
+ * borrow them packs only its shapes and pairs.
  */
 #include <cuda_runtime.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +35,9 @@ extern "C"
 }
 
 #define PACK_THREADS 8			/* threads packing one submission's parts */
+
+static_assert(sizeof(PbRing) == sizeof(uint2) && offsetof(PbRing, npoints) == sizeof(uint32_t),
+			  "a held source's rings are read as uint2 (start, npoints)");
 
 /* Round up to a multiple of 256 bytes (alignment of every section). */
 static size_t
@@ -48,6 +56,32 @@ Budget(PbGpu *g)
 	b = g->budget;
 	pthread_mutex_unlock(&g->lock);
 	return b;
+}
+
+/* The budget less the held source: what a submission may take. */
+static size_t
+Room(PbGpu *g)
+{
+	size_t		b = Budget(g);
+
+	return b > g->src_bytes ? b - g->src_bytes : 0;
+}
+
+/* Whether every part's batch borrows the rings and points g holds. */
+static int
+Borrowed(const PbGpu *g, const PbDevicePart *parts, uint32_t nparts)
+{
+	if (g == NULL || g->src_ipts == NULL)
+		return 0;
+	for (uint32_t i = 0; i < nparts; i++)
+	{
+		const PbBatch *b = parts[i].batch;
+
+		if (b->rings != g->src_rings || b->ipts != g->src_ipts ||
+			b->nrings != g->src_nrings || b->nipts != g->src_nipts)
+			return 0;
+	}
+	return 1;
 }
 
 /* Make sure a pinned host buffer holds size bytes. */
@@ -104,17 +138,20 @@ Layout(Packing *p)
 }
 
 /*
- * Count what the parts hold and lay them out.  A filter part gets room
- * for 8 found pairs per shape, plus 64 (never more than all its pairs):
- * tiles of nuclei meet few neighbours, and an overflow only costs a re-run.
+ * Count what the parts hold and lay them out: with their own rings and
+ * points, or none when they all borrow those g holds (g NULL: never).  A
+ * filter part gets room for 8 found pairs per shape, plus 64 (never more
+ * than all its pairs): tiles of nuclei meet few neighbours, and an
+ * overflow only costs a re-run.
  */
 static Packing
-PackingOf(const PbDevicePart *parts, uint32_t nparts)
+PackingOf(const PbDevicePart *parts, uint32_t nparts, const PbGpu *g)
 {
 	Packing		p;
 
 	memset(&p, 0, sizeof(p));
 	p.nparts = nparts;
+	p.resident = Borrowed(g, parts, nparts);
 	for (uint32_t i = 0; i < nparts; i++)
 	{
 		const PbBatch *b = parts[i].batch;
@@ -122,8 +159,11 @@ PackingOf(const PbDevicePart *parts, uint32_t nparts)
 					nb;
 
 		p.nshapes += b->nshapes;
-		p.nrings += parts[i].nrings;
-		p.npts += parts[i].nipts;
+		if (!p.resident)
+		{
+			p.nrings += parts[i].nrings;
+			p.npts += parts[i].nipts;
+		}
 		if (FilterSets(&parts[i], &na, &nb))
 		{
 			size_t		room = 8 * (na + nb) + 64;
@@ -207,9 +247,11 @@ CountItem(void *arg, int64_t i)
  * Pack item i: its shapes, the rings and int points of its PB_SHAPE_INT
  * shapes, gathered shape by shape (the batch's arrays may hold other
  * parts' too: see PbDevicePart) and renumbered from the item's first ring
- * and point, and its host pairs (shifted to packed shape indices).  Other
- * shapes get nrings 0, which the kernels take as empty.  The part's first
- * item also writes its first shape and its filter part.
+ * and point (resident: the shapes keep their rings' places in the held
+ * source, and nothing else is copied), and its host pairs (shifted to
+ * packed shape indices).  Other shapes get nrings 0, which the kernels
+ * take as empty.  The part's first item also writes its first shape and
+ * its filter part.
  */
 static void
 PackItemAt(void *arg, int64_t i)
@@ -238,9 +280,9 @@ PackItemAt(void *arg, int64_t i)
 		d->ymin = ok ? (int32_t) s->box.ymin : 0;
 		d->xmax = ok ? (int32_t) s->box.xmax : 0;
 		d->ymax = ok ? (int32_t) s->box.ymax : 0;
-		d->ring_first = r;
+		d->ring_first = pk->resident ? s->ring_first : r;
 		d->nrings = ok ? s->nrings : 0;
-		for (uint32_t j = 0; ok && j < s->nrings; j++, r++)
+		for (uint32_t j = 0; ok && !pk->resident && j < s->nrings; j++, r++)
 		{
 			const PbRing *ring = &b->rings[s->ring_first + j];
 
@@ -353,7 +395,10 @@ Pack(char *h, const Packing *pk, const PbDevicePart *parts, uint32_t nparts)
 		if (!parts[p].filter)
 			next.pair0 += parts[p].npairs;
 	}
-	PbParallelFor(&run, (int64_t) nitems, CountItem, &job);
+	if (!pk->resident)
+		PbParallelFor(&run, (int64_t) nitems, CountItem, &job);
+	for (size_t i = 0; pk->resident && i < nitems; i++)
+		items[i].r0 = items[i].i0 = 0;
 	for (size_t i = 0; i < nitems; i++)
 	{
 		uint32_t	nr = items[i].r0,
@@ -374,7 +419,7 @@ Pack(char *h, const Packing *pk, const PbDevicePart *parts, uint32_t nparts)
 extern "C" size_t
 PbGpuPartsBytes(const PbDevicePart *parts, uint32_t nparts)
 {
-	return PackingOf(parts, nparts).total;
+	return PackingOf(parts, nparts, NULL).total;
 }
 
 /*
@@ -397,8 +442,8 @@ Launch(PbGpu *g, char *err, size_t err_len)
 		return -1;
 	d = (char *) g->d_buf;
 	gb.shapes = (const GShape *) d;
-	gb.rings = (const uint2 *) (d + pk->off_rings);
-	gb.pts = (const int2 *) (d + pk->off_pts);
+	gb.rings = (const uint2 *) (pk->resident ? (char *) g->d_src : d + pk->off_rings);
+	gb.pts = (const int2 *) (pk->resident ? (char *) g->d_src + g->src_pts_at : d + pk->off_pts);
 	gb.pairs = (const uint2 *) (d + pk->off_pairs);
 	gb.nhost = (uint32_t) pk->nhost;
 	gb.out = (long long *) (d + pk->off_out);
@@ -437,18 +482,24 @@ Launch(PbGpu *g, char *err, size_t err_len)
 
 /*
  * Check the parts fit and pack them into the pinned slot not in use, for
- * PbGpuStartStaged: the packing may overlap the submission in flight.
+ * PbGpuStartStaged: the packing may overlap the submission in flight.  A
+ * submission that does not fit beside the held source is packed whole,
+ * and the source let go when it starts (the one in flight may still need
+ * the source: to re-run with more room for found pairs).
  */
 extern "C" int
 PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel kernel,
 		   char *err, size_t err_len)
 {
-	Packing		pk = PackingOf(parts, nparts);
+	Packing		pk = PackingOf(parts, nparts, g);
 	size_t		budget = Budget(g);
 	int			slot = 1 - g->cur;
 	cudaError_t e;
 
 	g->staged = 0;
+	g->release_staged = g->src_bytes > 0 && pk.total > Room(g);
+	if (g->release_staged)
+		pk = PackingOf(parts, nparts, NULL);
 	if (pk.nshapes > UINT32_MAX || pk.nrings > UINT32_MAX || pk.npts > UINT32_MAX ||
 		pk.nhost + pk.found_cap > UINT32_MAX)
 	{
@@ -475,6 +526,60 @@ PbGpuStage(PbGpu *g, const PbDevicePart *parts, uint32_t nparts, PbGpuKernel ker
 }
 
 /*
+ * Hold src's rings and points on the device (see the file header), in
+ * place of any held before: 1 held, 0 not, when they would take more than
+ * half the budget, a submission is in flight or staged, or the device
+ * could not (its error cleared: parts are then packed whole, as before).
+ */
+extern "C" int
+PbGpuHoldSource(PbGpu *g, const PbBatch *src)
+{
+	size_t		rings = (size_t) src->nrings * sizeof(PbRing),
+				pts_at = Align(rings),
+				bytes = pts_at + (size_t) src->nipts * sizeof(int2);
+	int			ok;
+
+	PbGpuReleaseSource(g);
+	if (src->nipts == 0 || bytes > Budget(g) / 2 || g->state != GPU_IDLE || g->staged)
+		return 0;
+	ok = GpuPolyHold(g, bytes) == 0;
+	if (ok)
+		ok = PinnedCopyIn(&g->kit, g->device, g->stream, g->d_src, src->rings, rings) == cudaSuccess &&
+			PinnedCopyIn(&g->kit, g->device, g->stream, (char *) g->d_src + pts_at, src->ipts,
+						 bytes - pts_at) == cudaSuccess;
+	if (!ok)
+	{
+		cudaGetLastError();
+		PbGpuReleaseSource(g);
+		return 0;
+	}
+	g->src_pts_at = pts_at;
+	g->src_rings = src->rings;
+	g->src_ipts = src->ipts;
+	g->src_nrings = src->nrings;
+	g->src_nipts = src->nipts;
+	return 1;
+}
+
+/*
+ * Let the held source go (none is fine), after the work in flight, which
+ * may read it, is over.
+ */
+extern "C" void
+PbGpuReleaseSource(PbGpu *g)
+{
+	if (g->d_src == NULL)
+		return;
+	cudaStreamSynchronize(g->stream);
+	GpuPolyUnhold(g);
+	g->src_rings = NULL;
+	g->src_ipts = NULL;
+	g->src_nrings = 0;
+	g->src_nipts = 0;
+	cudaGetLastError();
+}
+
+/*
  * Start the staged submission, after the one in flight (whose results
  * the caller has read) is over.
  */
@@ -487,6 +592,9 @@ PbGpuStartStaged(PbGpu *g, char *err, size_t err_len)
 		return -1;
 	}
 	Drain(g);
+	if (g->release_staged)
+		PbGpuReleaseSource(g);
+	g->release_staged = 0;
 	g->staged = 0;
 	g->cur = 1 - g->cur;
 	g->h_in = g->h_slot[g->cur];
@@ -524,17 +632,17 @@ PbGpuSubmit(PbGpu *g, const PbBatch *b, const uint32_t *pair_idx, uint32_t n,
 static int
 KernelsDone(PbGpu *g, unsigned long long found, char *err, size_t err_len)
 {
-	size_t		budget = Budget(g);
+	size_t		room = Room(g);
 	cudaError_t e;
 
 	if (found > g->pk.found_cap)
 	{
 		g->pk.found_cap = found;
 		Layout(&g->pk);
-		if (g->pk.nhost + found > UINT32_MAX || g->pk.total > budget)
+		if (g->pk.nhost + found > UINT32_MAX || g->pk.total > room)
 		{
-			snprintf(err, err_len, "the GPU MBR filter found %llu pairs; with them the batch needs %zu bytes of device memory, more than the budget (%zu)",
-					 found, g->pk.total, budget);
+			snprintf(err, err_len, "the GPU MBR filter found %llu pairs; with them the batch needs %zu bytes of device memory, more than the budget leaves it (%zu)",
+					 found, g->pk.total, room);
 			return -1;
 		}
 		return Launch(g, err, err_len);
@@ -633,6 +741,20 @@ DevPoll(void *ctx, char *err, size_t err_len)
 	return PbGpuPoll((PbGpu *) ctx, err, err_len);
 }
 
+/* PbPipeDevice.hold: hold the tasks' source (PbGpuHoldSource). */
+static int
+DevHold(void *ctx, const PbBatch *src)
+{
+	return PbGpuHoldSource((PbGpu *) ctx, src);
+}
+
+/* PbPipeDevice.release: let it go. */
+static void
+DevRelease(void *ctx)
+{
+	PbGpuReleaseSource((PbGpu *) ctx);
+}
+
 /* PbPipeDevice.results: the host pairs' areas. */
 static const int64_t *
 DevResults(void *ctx)
@@ -667,6 +789,8 @@ PbGpuDeviceOps(PbGpu *g, PbPipeDevice *dev)
 	dev->stage = DevStage;
 	dev->start = DevStart;
 	dev->poll = DevPoll;
+	dev->hold = DevHold;
+	dev->release = DevRelease;
 	dev->results = DevResults;
 	dev->found = DevFound;
 }

@@ -80,9 +80,34 @@ RgDestroy(RgCtx *c)
 	if (c->ev_b)
 		cudaEventDestroy(c->ev_b);
 	cudaFreeHost(c->h_small);
-	RgCopyKitFree(c);
+	PinnedKitFree(&c->kit);
 	cudaGetLastError();
 	memset(c, 0, sizeof(*c));
+}
+
+static_assert(PB_RASTER_COPY_THREADS == PINNED_COPY_THREADS,
+			  "a hybrid run leaves the CPU side as many threads per GPU as a copy takes");
+
+/* Host rows to the device (see raster_gpu_common.cuh). */
+int
+RgCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+		 size_t rows, const char *what, char *err, size_t err_len)
+{
+	cudaError_t e = PinnedCopyRows(&c->kit, c->device, c->stream, true, dst, dpitch, src,
+								   spitch, width, rows);
+
+	return e == cudaSuccess ? 0 : RgFail(err, err_len, what, e);
+}
+
+/* Device rows to the host (see raster_gpu_common.cuh). */
+int
+RgCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+		  size_t rows, const char *what, char *err, size_t err_len)
+{
+	cudaError_t e = PinnedCopyRows(&c->kit, c->device, c->stream, false, dst, dpitch, src,
+								   spitch, width, rows);
+
+	return e == cudaSuccess ? 0 : RgFail(err, err_len, what, e);
 }
 
 /* The bytes the pool holds from the device, used or cached. */

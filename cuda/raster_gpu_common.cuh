@@ -16,13 +16,12 @@
 #include <stdint.h>
 
 #include "pb_raster_gpu.h"
+#include "pinned_copy.cuh"
 
 /* Words of pinned host memory for counters read back between rounds. */
 #define RG_SMALL_WORDS 16
 
 /* The raster side of a context. */
-typedef struct RgCopyKit RgCopyKit;
-
 typedef struct RgCtx
 {
 	int			device;			/* the CUDA device it runs on */
@@ -34,7 +33,7 @@ typedef struct RgCtx
 	cudaMemPool_t pool;			/* device allocations, cached between calls */
 	uint32_t   *h_small;		/* pinned: counters copied back */
 	PbGpu	   *gpu;			/* the context it belongs to */
-	RgCopyKit  *kit;			/* the threaded copies' buffers, made on first use */
+	PinnedKit  *kit;			/* its threaded copies' buffers, made on first use */
 } RgCtx;
 
 /*
@@ -64,16 +63,13 @@ void		RgFree(RgCtx *c, void *p);
 /*
  * Copy rows between the caller's pageable memory and the device (2D, as
  * cudaMemcpy2D), after the work on the context's stream, through threads
- * and pinned buffers (raster_copy_host.cu); done on return.  0, or -1
+ * and pinned buffers (pinned_copy.cuh); done on return.  0, or -1
  * with "what: reason" in err.
  */
 int			RgCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
 					 size_t width, size_t rows, const char *what, char *err, size_t err_len);
 int			RgCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch,
 					  size_t width, size_t rows, const char *what, char *err, size_t err_len);
-
-/* Free the copies' buffers, streams and events of c (none made is fine). */
-void		RgCopyKitFree(RgCtx *c);
 
 /* Start a timed section on the context's stream. */
 cudaError_t RgTimeStart(RgCtx *c);

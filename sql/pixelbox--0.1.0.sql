@@ -254,7 +254,7 @@ CREATE FUNCTION pb_pipeline_report(OUT stage text, OUT device text, OUT tasks bi
 	AS 'MODULE_PATHNAME', 'pb_pipeline_report'
 	LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION pb_pipeline_report() IS
-	'The last pipeline run of this backend (pb_compare_sets, pb_compare_tables, pb_compare_files): per stage (handoff, merge, tile, filter, aggregate) and device the tasks (handoff: parallel workers'' packed chunks, by device shared_memory or tuple_queue; merge: those chunks unpacked), the pairs found (filter) or computed (aggregate), the tasks moved there by migration, and busy seconds summed over threads; the balance row counts the tasks that filter threads finding the GPU congested left to it, because at the rates measured in the run it would finish them sooner than they could; the total row gives the wall time.';
+	'The last pipeline run of this backend (pb_compare_sets, pb_compare_tables, pb_compare_files): per stage (handoff, merge, tile, filter, aggregate) and device the tasks (handoff: parallel workers'' packed chunks, by device shared_memory or tuple_queue; merge: those chunks unpacked), the pairs found (filter) or computed (aggregate), the tasks moved there by migration, and busy seconds summed over threads; the balance row counts the tasks that filter threads finding the GPU congested left to it, because at the rates measured in the run it would finish them sooner than they could; the upload row''s tasks is 1 when the GPU held the run''s polygons (copied once, not with every batch), its busy_s the seconds of that copy; the total row gives the wall time.';
 
 CREATE FUNCTION pb_compare_tables(table_a regclass, column_a name, table_b regclass, column_b name)
 	RETURNS pb_set_comparison

@@ -97,6 +97,24 @@ SlowFound(void *ctx, const PbDeviceFound **found)
 	return th->inner.found(th->inner.ctx, found);
 }
 
+/* hold: the slowed device's. */
+static int
+SlowHold(void *ctx, const PbBatch *src)
+{
+	PbPipeThrottle *th = (PbPipeThrottle *) ctx;
+
+	return th->inner.hold(th->inner.ctx, src);
+}
+
+/* release: the slowed device's. */
+static void
+SlowRelease(void *ctx)
+{
+	PbPipeThrottle *th = (PbPipeThrottle *) ctx;
+
+	th->inner.release(th->inner.ctx);
+}
+
 void
 PbPipeThrottleInstall(PbPipeConfig *c, PbPipeThrottle *th, uint32_t filter_us, uint32_t agg_us)
 {
@@ -116,6 +134,8 @@ PbPipeThrottleInstall(PbPipeConfig *c, PbPipeThrottle *th, uint32_t filter_us, u
 		th->dev.poll = SlowPoll;
 		th->dev.results = SlowResults;
 		th->dev.found = SlowFound;
+		th->dev.hold = th->inner.hold ? SlowHold : NULL;
+		th->dev.release = th->inner.release ? SlowRelease : NULL;
 		c->device = &th->dev;
 	}
 }

@@ -287,6 +287,7 @@ pb_pipeline_report(PG_FUNCTION_ARGS)
 	StageRow(rsinfo, "aggregate", "cpu", &s->aggregate_cpu);
 	StageRow(rsinfo, "aggregate", "gpu", &s->aggregate_device);
 	ReportRow(rsinfo, "balance", "gpu", (int64) s->kept_for_device, -1, 0, 0);
+	ReportRow(rsinfo, "upload", "gpu", s->source_held, -1, 0, s->hold_s);
 	ReportRow(rsinfo, "total", NULL, last_tasks,
 			  (int64) (s->filter_cpu.pairs + s->filter_device.pairs),
 			  (int64) (s->aggregate_cpu.migrated + s->filter_device.migrated), s->wall_s);

@@ -143,6 +143,25 @@ FaultFound(void *ctx, const PbDeviceFound **found)
 	return f->inner.ctx ? f->inner.found(f->inner.ctx, found) : 0;
 }
 
+/* hold: the real device's (nothing held without one). */
+static int
+FaultHold(void *ctx, const PbBatch *src)
+{
+	FaultDevice *f = (FaultDevice *) ctx;
+
+	return f->inner.ctx && f->inner.hold ? f->inner.hold(f->inner.ctx, src) : 0;
+}
+
+/* release: the real device's. */
+static void
+FaultRelease(void *ctx)
+{
+	FaultDevice *f = (FaultDevice *) ctx;
+
+	if (f->inner.ctx && f->inner.release)
+		f->inner.release(f->inner.ctx);
+}
+
 /* The polygon device under an injected fault, around the real one on g. */
 static void
 FaultMakeDevice(void *ctx, PbGpu *g, PbPipeDevice *dev)
@@ -164,6 +183,8 @@ FaultMakeDevice(void *ctx, PbGpu *g, PbPipeDevice *dev)
 	dev->poll = FaultPoll;
 	dev->results = FaultResults;
 	dev->found = FaultFound;
+	dev->hold = FaultHold;
+	dev->release = FaultRelease;
 }
 
 static const PbGpuOpener fault_opener = {FaultOpen, FaultMakeDevice, NULL};

@@ -793,6 +793,130 @@ test_gpu_parts_borrowed_arrays(void)
 	free(ids);
 }
 
+/*
+ * The host pairs' areas of one part on the GPU (bitmap kernel), compared
+ * with want (NULL: all 0); 1 when every one matched.
+ */
+static int
+PartAreasAre(const PbDevicePart *part, const int64_t *want)
+{
+	PbDeviceFound *found;
+	uint32_t	nfound;
+	char		err[256];
+	int64_t    *out = RunPartsOn(gpu, part, 1, PB_GPU_BITMAP, &found, &nfound, err, sizeof(err));
+	int			same = out != NULL;
+
+	if (out == NULL)
+		pb_check_fail(__FILE__, __LINE__, "GPU failed: %s", err);
+	for (uint32_t k = 0; same && k < part->npairs; k++)
+		same = out[k] == (want ? want[k] : 0);
+	free(out);
+	free(found);
+	return same;
+}
+
+/*
+ * A held source (PbGpuHoldSource): parts borrowing its arrays read the
+ * device's copy (their areas stay right with the host's points zeroed
+ * after the hold), parts that do not, alone or beside borrowing ones, are
+ * packed whole; a source over half the budget is not held; a submission
+ * that does not fit beside the source runs packed whole and the source
+ * is let go (parts read the host's points again); every answer is the
+ * CPU's.
+ */
+void
+test_gpu_held_source(void)
+{
+	Rng			r = {0x4e1d};
+	PbBatch		src,
+				other,
+				v[2];
+	PbDevicePart	parts[3];
+	uint32_t	ids[600];
+	uint32_t   *many;
+	int64_t    *want;
+	int32_t    *saved;
+	PbScratch	sc;
+	size_t		src_bytes,
+				whole;
+	const uint32_t nmany = 100000;
+
+	if (Gpu() == NULL)
+		return;
+	PbScratchInit(&sc, &PbMallocAllocator);
+	PbBatchInit(&src, &PbMallocAllocator);
+	PbBatchInit(&other, &PbMallocAllocator);
+	AddShapes(&src, &r, 1500, 0, 0, 400, 30, 1);
+	AddShapes(&other, &r, 300, 0, 0, 300, 30, 1);
+	AddNearPairs(&other, &r, 500, 0, other.nshapes - 1);
+	for (uint32_t i = 0; i < 600; i++)
+		ids[i] = (uint32_t) RngRange(&r, 0, src.nshapes - 1);
+	ViewOf(&v[0], &src, ids, 600);
+	ViewOf(&v[1], &src, ids, 12);
+	AddNearPairs(&v[0], &r, 900, 0, 599);
+	want = malloc(sizeof(int64_t) * v[0].npairs);
+	for (uint32_t k = 0; k < v[0].npairs; k++)
+		want[k] = (int64_t) PbIntersectionArea(&sc, &v[0], v[0].pairs[k].a, v[0].pairs[k].b,
+											   PB_METHOD_AUTO);
+	parts[0] = HostPart(&v[0], v[0].pairs, NULL, v[0].npairs);
+	parts[1] = FilterPart(&v[0], 300, all_plane);
+	parts[2] = HostPart(&other, other.pairs, NULL, other.npairs);
+	saved = malloc(sizeof(int32_t) * 2 * src.nipts);
+	memcpy(saved, src.ipts, sizeof(int32_t) * 2 * src.nipts);
+
+	/* held: the device's copy is read, not the host's */
+	CHECK_INT(PbGpuHoldSource(gpu, &src), 1);
+	CHECK(CheckPartsExact(parts, 3) > 100);
+	memset(src.ipts, 0, sizeof(int32_t) * 2 * src.nipts);
+	CHECK(PartAreasAre(&parts[0], want));
+	memcpy(src.ipts, saved, sizeof(int32_t) * 2 * src.nipts);
+	CheckPartsExact(parts + 2, 1);
+
+	/* let go: the host's points are read again */
+	PbGpuReleaseSource(gpu);
+	PbGpuReleaseSource(gpu);
+	memset(src.ipts, 0, sizeof(int32_t) * 2 * src.nipts);
+	CHECK(PartAreasAre(&parts[0], NULL));
+	memcpy(src.ipts, saved, sizeof(int32_t) * 2 * src.nipts);
+
+	/* over half the budget: not held */
+	src_bytes = (size_t) src.nrings * sizeof(PbRing) + (size_t) src.nipts * 2 * sizeof(int32_t);
+	PbGpuSetBudget(gpu, src_bytes);
+	CHECK_INT(PbGpuHoldSource(gpu, &src), 0);
+	PbGpuSetBudget(gpu, (size_t) 1 << 30);
+
+	/*
+	 * a part of 12 shapes and many pairs that fits the budget whole, but
+	 * not beside the source (which takes half of what the part leaves)
+	 */
+	many = malloc(sizeof(uint32_t) * nmany);
+	v[1].npairs = 0;
+	AddNearPairs(&v[1], &r, 40, 0, 11);
+	CHECK(v[1].npairs > 0);
+	for (uint32_t k = 0; k < nmany && v[1].npairs > 0; k++)
+		many[k] = k % v[1].npairs;
+	parts[0] = HostPart(&v[1], v[1].pairs, many, nmany);
+	whole = PbGpuPartsBytes(parts, 1);
+	CHECK(whole > 3 * src_bytes);
+	PbGpuSetBudget(gpu, whole + src_bytes / 2);
+	CHECK_INT(PbGpuHoldSource(gpu, &src), 1);
+	CheckParts(parts, 1, PB_GPU_BITMAP);
+	memset(src.ipts, 0, sizeof(int32_t) * 2 * src.nipts);
+	parts[1] = HostPart(&v[0], v[0].pairs, NULL, v[0].npairs);
+	CHECK(PartAreasAre(&parts[1], NULL));
+	memcpy(src.ipts, saved, sizeof(int32_t) * 2 * src.nipts);
+	PbGpuSetBudget(gpu, (size_t) 1 << 30);
+
+	free(many);
+	free(saved);
+	free(want);
+	ViewFree(&v[0]);
+	ViewFree(&v[1]);
+	PbBatchFree(&src);
+	PbBatchFree(&other);
+	PbScratchFree(&sc);
+}
+
 /* Poll the submission in flight to its end; 1 done, 0 failed (a failed check). */
 static int
 WaitGpu(PbGpu *h)

@@ -172,6 +172,13 @@ typedef struct FakeDevice
 				starts;
 	int			fail_at;		/* fail the stage of this batch (1-based), 0: never */
 	int			fail_start_at;	/* fail this start (1-based), 0: never */
+	/* holding the source (FakeHold) */
+	int			hold_answer;	/* what hold returns */
+	int			holds,
+				releases,
+				stages_at_hold; /* stages before the (last) hold */
+	const PbBatch *held;		/* the source held, or NULL */
+	int			foreign_parts;	/* parts staged while held not borrowing it */
 } FakeDevice;
 
 /* bytes: the fake device has no memory limit. */
@@ -210,6 +217,10 @@ FakeStage(void *ctx, const PbDevicePart *parts, uint32_t n, char *err, size_t er
 	for (uint32_t p = 0; p < n; p++)
 	{
 		PbDevicePart	counted = parts[p];
+
+		if (d->held != NULL &&
+			(parts[p].batch->rings != d->held->rings || parts[p].batch->ipts != d->held->ipts))
+			d->foreign_parts++;
 
 		/* what a real device would copy: the counts must be the shapes' own */
 		PbDevicePartCount(&counted);
@@ -323,12 +334,34 @@ FakeFoundPairs(void *ctx, const PbDeviceFound **found)
 	return d->slot[d->cur].nfound;
 }
 
-/* The PbPipeDevice of a fake device. */
+/* hold: record the source, held when hold_answer says so. */
+static int
+FakeHold(void *ctx, const PbBatch *src)
+{
+	FakeDevice *d = (FakeDevice *) ctx;
+
+	d->holds++;
+	d->stages_at_hold = d->stages;
+	d->held = d->hold_answer ? src : NULL;
+	return d->hold_answer;
+}
+
+/* release: the source is no longer held. */
+static void
+FakeRelease(void *ctx)
+{
+	FakeDevice *d = (FakeDevice *) ctx;
+
+	d->releases++;
+	d->held = NULL;
+}
+
+/* The PbPipeDevice of a fake device (holding nothing). */
 static PbPipeDevice
 FakeOps(FakeDevice *d)
 {
 	PbPipeDevice dev = {d, "fake", 1, (size_t) 1 << 30, FakeBytes, FakeStage, FakeStart,
-	FakePoll, FakeAreas, FakeFoundPairs};
+	FakePoll, FakeAreas, FakeFoundPairs, NULL, NULL};
 
 	memset(d, 0, sizeof(*d));
 	PbScratchInit(&d->sc, &PbMallocAllocator);
@@ -574,6 +607,58 @@ test_pipeline_device_migration(void)
 		CHECK(strstr(st.device_error, k == 0 ? "injected device failure" : "injected start failure") != NULL);
 		CHECK(st.aggregate_cpu.tasks > 0);
 		CHECK(st.device_batches == (k == 0 ? 1 : 2));
+		FakeFree(&fd);
+	}
+	FreeSets(&s);
+}
+
+/*
+ * A device that holds the tasks' source: asked once, before its first
+ * batch; every part staged while it holds borrows that source; let go once
+ * at the end, also when the device failed midway and through the
+ * aggregator's throttle (pixelbox.pipeline_throttle); a device that
+ * declines is never told to let go.  The answers are the brute force's
+ * throughout.
+ */
+void
+test_pipeline_device_holds_source(void)
+{
+	static const char *const runs[4] = {"held", "declined", "held, device fails", "held, aggregator slowed"};
+	Rng			r = {0x401d};
+	Sets		s;
+	Outcome		want,
+				got;
+	PbPipeStats st;
+	FakeDevice	fd;
+	PbPipeDevice dev;
+	PbPipeConfig c;
+	PbPipeThrottle th;
+
+	MakeSets(&s, &r, 400, 300, 1);
+	BruteForce(&s, &want);
+	for (int k = 0; k < 4; k++)
+	{
+		dev = FakeOps(&fd);
+		dev.hold = FakeHold;
+		dev.release = FakeRelease;
+		fd.hold_answer = k != 1;
+		fd.fail_at = k == 2 ? 3 : 0;
+		PbPipeConfigDefaults(&c, 3);
+		c.device = &dev;
+		c.batch_pairs = 64;
+		if (k == 3)
+			SlowDown(&c, &th, &dev, 0, 200);
+		pb_test_context(runs[k]);
+		CHECK(RunPipeline(&s, &c, 20, &got, &st));
+		CheckSame(&want, &got);
+		CHECK_INT(fd.holds, 1);
+		CHECK_INT(fd.stages_at_hold, 0);
+		CHECK_INT(fd.releases, k != 1);
+		CHECK(fd.held == NULL);
+		CHECK_INT(fd.foreign_parts, 0);
+		CHECK_INT(st.source_held, k != 1);
+		CHECK(st.device_batches > (k == 2 ? 1u : 3u));
+		CHECK(k == 2 ? st.device_error[0] != 0 : st.device_error[0] == 0);
 		FakeFree(&fd);
 	}
 	FreeSets(&s);

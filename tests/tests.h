@@ -142,6 +142,7 @@
 	X(test_pipeline_tiling) \
 	X(test_pipeline_cpu_matches_brute) \
 	X(test_pipeline_device_migration) \
+	X(test_pipeline_device_holds_source) \
 	X(test_pipeline_balance_by_rate) \
 	X(test_pipeline_kept_pairs) \
 	X(test_pipeline_reopened_tile) \
@@ -230,6 +231,7 @@
 	X(test_gpu_parts_host_pairs) \
 	X(test_gpu_filter_parts) \
 	X(test_gpu_parts_borrowed_arrays) \
+	X(test_gpu_held_source) \
 	X(test_gpu_stage_while_running) \
 	X(test_gpu_filter_reference_point) \
 	X(test_gpu_filter_overflow) \

@@ -94,6 +94,8 @@ SET pixelbox.gpu_method = pixelbox;
 SELECT 'pipeline, PixelBox kernel' AS run, identical FROM sets_same;
 RESET pixelbox.gpu_method;
 SELECT device, tasks > 0 AS worked FROM pb_pipeline_report() WHERE stage = 'aggregate' AND device = 'gpu';
+-- the polygons crossed to the GPU once, held there for the run
+SELECT tasks AS source_held, busy_s > 0 AS timed FROM pb_pipeline_report() WHERE stage = 'upload';
 SELECT 'tile key' AS run, pb_compare_sets(g, a, k) = (SELECT tiled FROM sets_cpu) AS identical FROM both_sets;
 SET pixelbox.pipeline_throttle = filter;
 SELECT 'filter slowed' AS run, identical FROM sets_same;

@@ -143,6 +143,10 @@ typedef struct PbDeviceFound
  * gone, and starts the staged one; poll returns 1 when done, 0 while
  * running, -1 (with a reason) on failure, after which the pipeline
  * computes on the CPU; results and found read the done submission's.
+ * hold and release may be NULL: hold keeps the rings and points of batch
+ * src (which the tasks' batches borrow) on the device until release, with
+ * nothing in flight or staged, so that parts borrowing them need not send
+ * them: 1 held, 0 not (the parts are sent whole, as without it).
  */
 typedef struct PbPipeDevice
 {
@@ -157,6 +161,8 @@ typedef struct PbPipeDevice
 	int			(*poll) (void *ctx, char *err, size_t err_len);
 	const int64_t *(*results) (void *ctx);
 	uint32_t	(*found) (void *ctx, const PbDeviceFound **found);
+	int			(*hold) (void *ctx, const PbBatch *src);
+	void		(*release) (void *ctx);
 } PbPipeDevice;
 
 #ifdef __cplusplus

@@ -88,6 +88,8 @@ struct PbPipeline
 	double		t0,
 				wall_s;
 	int			device_alive;
+	int			src_tried;		/* the aggregator asked the device to hold the source */
+	int			src_held;		/* and it does */
 	/* the balance of a congested aggregator (lock held): rates measured */
 	double		dev_pairs,		/* pairs the device computed, and the seconds */
 				dev_s,			/* its batches took from start to results */
@@ -571,7 +573,9 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 /*
  * Fill the batch's device parts (materializing the tasks whose filtering
  * moved to the device) and stage them on the device; 0 (with the reason in
- * err) if that failed.
+ * err) if that failed.  The first time, with nothing in flight yet, the
+ * device is asked to hold the source the tasks borrow from, so that the
+ * points of every batch cross to it once (device.h).
  */
 static int
 StageOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_len)
@@ -579,6 +583,14 @@ StageOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_
 	const PbPipeDevice *dev = p->cfg.device;
 	double		t0 = PbMonotonicSeconds();
 	int			ok;
+
+	if (!p->src_tried && dev->hold != NULL && b->n > 0)
+	{
+		p->src_tried = 1;
+		p->src_held = dev->hold(dev->ctx, b->tasks[0]->src);
+		out->st.source_held = p->src_held;
+		out->st.hold_s = PbMonotonicSeconds() - t0;
+	}
 
 	for (uint32_t i = 0; i < b->n; i++)
 	{
@@ -781,6 +793,15 @@ AggLoop(PbPipeline *p, ThreadOut *out)
 	}
 }
 
+/* The aggregator lets the device drop the source it holds for the run. */
+static void
+ReleaseSource(PbPipeline *p)
+{
+	if (p->src_held)
+		p->cfg.device->release(p->cfg.device->ctx);
+	p->src_held = 0;
+}
+
 /* Aggregator thread: the single owner of the device. */
 static void *
 AggMain(void *arg)
@@ -795,13 +816,18 @@ AggMain(void *arg)
 		case 0:
 			break;
 		case 1:
+			ReleaseSource(p);
 			return ThreadOutOfMemory(p, out);
 		default:
+			ReleaseSource(p);
 			return ThreadLeftStoppedRun(p, out);
 	}
 	pb_oom_recover = &recover;
 	pthread_mutex_lock(&p->lock);
 	AggLoop(p, out);
+	pthread_mutex_unlock(&p->lock);
+	ReleaseSource(p);
+	pthread_mutex_lock(&p->lock);
 	p->agg_done = 1;
 	p->live--;
 	pthread_cond_broadcast(&p->changed);
@@ -1021,6 +1047,8 @@ AddStats(PbPipeStats *to, const PbPipeStats *from)
 	AddStage(&to->aggregate_cpu, &from->aggregate_cpu);
 	AddStage(&to->aggregate_device, &from->aggregate_device);
 	to->device_batches += from->device_batches;
+	to->source_held += from->source_held;
+	to->hold_s += from->hold_s;
 	to->kept_for_device += from->kept_for_device;
 }
 

@@ -164,6 +164,8 @@ typedef struct PbPipeStats
 				aggregate_cpu,
 				aggregate_device;
 	uint64_t	device_batches;
+	int			source_held;	/* the device held the tasks' source */
+	double		hold_s;			/* seconds asking it to (copying it there) */
 	uint64_t	kept_for_device;	/* tasks a congested filter thread left
 									 * queued: the device would finish sooner */
 	uint64_t	mem_blocks;		/* blocks the pipeline's pool handed out */

@@ -1,17 +1,13 @@
 /*
- * raster_copy_host.cu: copies between the caller's pageable memory and
- * the device for the raster drivers (reconstruction, distance transform,
- * watershed), several times faster than a plain
- * cudaMemcpy from pageable memory (which one thread stages through a
- * driver buffer): RG_COPY_THREADS threads each move a band of rows through
- * their own pair of pinned buffers, copying one with memcpy while the
- * other is in flight on their own stream.  The pinned buffers, streams
- * and events are made on a context's first large copy, on its device, and
- * kept with the context (like its memory pool): contexts on several
- * devices copy at once, each with its own.  The threads start with
- * every signal blocked, call nothing but memcpy and CUDA, and are joined
- * before return.  Small copies, and any the threads cannot take, go the
- * plain way on the context's stream.
+ * pinned_copy_host.cu: the copies of pinned_copy.cuh.  PINNED_COPY_THREADS
+ * threads each move a band of rows through their own pair of pinned
+ * buffers, copying one with memcpy while the other is in flight on their
+ * own stream.  The pinned buffers, streams and events are made on a kit's
+ * first large copy, on its device, and kept with it: contexts on several
+ * devices, and the two sides of one, copy at once, each with its own.
+ * The threads start with every signal blocked, call nothing but memcpy
+ * and CUDA, and are joined before return.  Small copies, and any the
+ * threads cannot take, go the plain way on the caller's stream.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -19,14 +15,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "raster_gpu_common.cuh"
+#include "pinned_copy.cuh"
 
-#define RG_COPY_THREADS PB_RASTER_COPY_THREADS
+#define RG_COPY_THREADS PINNED_COPY_THREADS
 #define RG_PIN_BYTES ((size_t) 2 << 20)	/* each of a thread's two buffers */
 #define RG_COPY_MIN ((size_t) 16 << 20)	/* smaller copies go the plain way */
+#define RG_FLAT_ROW ((size_t) 1 << 20)	/* row of a flat copy */
 
-/* What a context's copy threads use, made once. */
-struct RgCopyKit
+/* What a side's copy threads use, made once. */
+struct PinnedKit
 {
 	char	   *pin;			/* 2 * RG_COPY_THREADS buffers */
 	cudaStream_t stream[RG_COPY_THREADS];
@@ -36,7 +33,7 @@ struct RgCopyKit
 /* One thread's band of rows. */
 typedef struct RgCopyJob
 {
-	int			device;			/* the context's */
+	int			device;			/* the kit's */
 	bool		in;				/* host to device */
 	char	   *dst;
 	size_t		dpitch;
@@ -122,11 +119,11 @@ RgCopyWorker(void *arg)
 	return NULL;
 }
 
-/* Free the copies' buffers, streams and events of c (null handles fail harmlessly). */
+/* Free *kit's buffers, streams and events (null handles fail harmlessly). */
 void
-RgCopyKitFree(RgCtx *c)
+PinnedKitFree(PinnedKit **kit)
 {
-	RgCopyKit  *k = c->kit;
+	PinnedKit  *k = *kit;
 
 	if (k == NULL)
 		return;
@@ -139,41 +136,38 @@ RgCopyKitFree(RgCtx *c)
 	}
 	cudaGetLastError();
 	free(k);
-	c->kit = NULL;
+	*kit = NULL;
 }
 
 /*
- * Make c's pinned buffers, streams and events once (on its device, which
- * is current); whether they exist.
+ * Make *kit's pinned buffers, streams and events once (on its device,
+ * which is current); whether they exist.
  */
 static bool
-RgCopyKitReady(RgCtx *c)
+PinnedKitReady(PinnedKit **kit)
 {
+	PinnedKit  *k;
 	bool		ok;
 
-	if (c->kit != NULL)
+	if (*kit != NULL)
 		return true;
-	if ((c->kit = (RgCopyKit *) calloc(1, sizeof(RgCopyKit))) == NULL)
+	if ((k = *kit = (PinnedKit *) calloc(1, sizeof(PinnedKit))) == NULL)
 		return false;
-	ok = cudaHostAlloc((void **) &c->kit->pin, 2 * RG_COPY_THREADS * RG_PIN_BYTES,
+	ok = cudaHostAlloc((void **) &k->pin, 2 * RG_COPY_THREADS * RG_PIN_BYTES,
 					   cudaHostAllocPortable) == cudaSuccess;
 	for (int t = 0; ok && t < RG_COPY_THREADS; t++)
-		ok = cudaStreamCreateWithFlags(&c->kit->stream[t], cudaStreamNonBlocking) == cudaSuccess &&
-			cudaEventCreateWithFlags(&c->kit->ev[2 * t], cudaEventDisableTiming) == cudaSuccess &&
-			cudaEventCreateWithFlags(&c->kit->ev[2 * t + 1], cudaEventDisableTiming) == cudaSuccess;
+		ok = cudaStreamCreateWithFlags(&k->stream[t], cudaStreamNonBlocking) == cudaSuccess &&
+			cudaEventCreateWithFlags(&k->ev[2 * t], cudaEventDisableTiming) == cudaSuccess &&
+			cudaEventCreateWithFlags(&k->ev[2 * t + 1], cudaEventDisableTiming) == cudaSuccess;
 	if (!ok)
-		RgCopyKitFree(c);
+		PinnedKitFree(kit);
 	return ok;
 }
 
-/*
- * A 2D copy between pageable host memory and the device (in: host to
- * device), ordered after the work already on the context's stream and
- * finished on return.  0, or -1 with a reason (what) in err.
- */
-static int
-RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spitch,
-	   size_t width, size_t rows, const char *what, char *err, size_t err_len)
+/* See pinned_copy.cuh. */
+cudaError_t
+PinnedCopyRows(PinnedKit **kit, int device, cudaStream_t after, bool in, void *dst,
+			   size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows)
 {
 	RgCopyJob	jobs[RG_COPY_THREADS];
 	pthread_t	tids[RG_COPY_THREADS];
@@ -183,17 +177,16 @@ RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 	size_t		band = (rows + RG_COPY_THREADS - 1) / RG_COPY_THREADS;
 	cudaError_t e;
 
-	if (width * rows < RG_COPY_MIN || width > RG_PIN_BYTES || !RgCopyKitReady(c))
+	if (width * rows < RG_COPY_MIN || width > RG_PIN_BYTES || !PinnedKitReady(kit))
 	{
 		if ((e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows,
 								   in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
-								   c->stream)) != cudaSuccess ||
-			(e = cudaStreamSynchronize(c->stream)) != cudaSuccess)
-			return RgFail(err, err_len, what, e);
-		return 0;
+								   after)) != cudaSuccess)
+			return e;
+		return cudaStreamSynchronize(after);
 	}
-	if ((e = cudaStreamSynchronize(c->stream)) != cudaSuccess)
-		return RgFail(err, err_len, what, e);
+	if ((e = cudaStreamSynchronize(after)) != cudaSuccess)
+		return e;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (int t = 0; t < RG_COPY_THREADS; t++)
@@ -201,7 +194,7 @@ RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 		size_t		r0 = band * t < rows ? band * t : rows;
 		size_t		r1 = r0 + band < rows ? r0 + band : rows;
 
-		jobs[t].device = c->device;
+		jobs[t].device = device;
 		jobs[t].in = in;
 		jobs[t].dst = (char *) dst + r0 * dpitch;
 		jobs[t].dpitch = dpitch;
@@ -209,10 +202,10 @@ RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 		jobs[t].spitch = spitch;
 		jobs[t].width = width;
 		jobs[t].rows = r1 - r0;
-		jobs[t].pin[0] = c->kit->pin + (size_t) (2 * t) * RG_PIN_BYTES;
-		jobs[t].pin[1] = c->kit->pin + (size_t) (2 * t + 1) * RG_PIN_BYTES;
-		jobs[t].s = c->kit->stream[t];
-		jobs[t].ev = &c->kit->ev[2 * t];
+		jobs[t].pin[0] = (*kit)->pin + (size_t) (2 * t) * RG_PIN_BYTES;
+		jobs[t].pin[1] = (*kit)->pin + (size_t) (2 * t + 1) * RG_PIN_BYTES;
+		jobs[t].s = (*kit)->stream[t];
+		jobs[t].ev = &(*kit)->ev[2 * t];
 		jobs[t].e = cudaSuccess;
 		started[t] = jobs[t].rows > 0 && pthread_create(&tids[t], NULL, RgCopyWorker, &jobs[t]) == 0;
 	}
@@ -226,22 +219,27 @@ RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spit
 	}
 	for (int t = 0; t < RG_COPY_THREADS; t++)
 		if (jobs[t].e != cudaSuccess)
-			return RgFail(err, err_len, what, jobs[t].e);
-	return 0;
+			return jobs[t].e;
+	return cudaSuccess;
 }
 
-/* Host rows to the device (see raster_gpu_common.cuh). */
-int
-RgCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-		 size_t rows, const char *what, char *err, size_t err_len)
+/*
+ * See pinned_copy.cuh: the whole rows of RG_FLAT_ROW bytes through the
+ * threads, the rest after them the plain way.
+ */
+cudaError_t
+PinnedCopyIn(PinnedKit **kit, int device, cudaStream_t after, void *dst, const void *src,
+			 size_t bytes)
 {
-	return RgCopy(c, true, dst, dpitch, src, spitch, width, rows, what, err, err_len);
-}
+	size_t		rows = bytes / RG_FLAT_ROW,
+				head = rows * RG_FLAT_ROW;
+	cudaError_t e = cudaSuccess;
 
-/* Device rows to the host (see raster_gpu_common.cuh). */
-int
-RgCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
-		  size_t rows, const char *what, char *err, size_t err_len)
-{
-	return RgCopy(c, false, dst, dpitch, src, spitch, width, rows, what, err, err_len);
+	if (rows > 0)
+		e = PinnedCopyRows(kit, device, after, true, dst, RG_FLAT_ROW, src, RG_FLAT_ROW,
+						   RG_FLAT_ROW, rows);
+	if (e == cudaSuccess && bytes > head)
+		e = PinnedCopyRows(kit, device, after, true, (char *) dst + head, bytes - head,
+						   (const char *) src + head, bytes - head, bytes - head, 1);
+	return e;
 }

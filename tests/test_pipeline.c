@@ -648,7 +648,7 @@ test_pipeline_device_holds_source(void)
 		c.batch_pairs = 64;
 		if (k == 3)
 			SlowDown(&c, &th, &dev, 0, 200);
-		pb_test_context(runs[k]);
+		pb_test_context("%s", runs[k]);
 		CHECK(RunPipeline(&s, &c, 20, &got, &st));
 		CheckSame(&want, &got);
 		CHECK_INT(fd.holds, 1);

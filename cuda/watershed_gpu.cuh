@@ -4,8 +4,8 @@
  * pixels are encoded and decoded, the automaton (its kernels and their
  * launchers, watershed_ca_kernels.cu; its driver, watershed_ca_host.cu),
  * the loading and finishing kernels (watershed_post_kernels.cu), the
- * copies (watershed_copy_host.cu) and the host steps of tiled runs
- * (watershed_tiled_host.cu), all used by PbGpuWatershed
+ * copies (pinned_copy.cuh, through the raster side) and the host steps
+ * of tiled runs (watershed_tiled_host.cu), all used by PbGpuWatershed
  * (watershed_host.cu).  The rules the kernels apply
  * to decoded pixels are src/core/raster/watershed_rules.h, which the CPU
  * versions apply too.

@@ -11,7 +11,7 @@
  * the keys of walls and seeds; the automaton runs to its fixed point;
  * lines and the numbering of minima run on the device
  * (watershed_post_kernels.cu) and only the labels come back.  Large copies
- * go through threads and pinned buffers (watershed_copy_host.cu).
+ * go through threads and pinned buffers (pinned_copy.cuh).
  *
  * Tiled: the image is cut into square tiles that fit the budget with a
  * one-pixel halo.  Keys live in host memory (labels in the caller's

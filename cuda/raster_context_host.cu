@@ -88,15 +88,23 @@ RgDestroy(RgCtx *c)
 static_assert(PB_RASTER_COPY_THREADS == PINNED_COPY_THREADS,
 			  "a hybrid run leaves the CPU side as many threads per GPU as a copy takes");
 
+/* Rows between host and device through c's copy kit (in: host to device). */
+static int
+RgCopy(RgCtx *c, bool in, void *dst, size_t dpitch, const void *src, size_t spitch,
+	   size_t width, size_t rows, const char *what, char *err, size_t err_len)
+{
+	cudaError_t e = PinnedCopyRows(&c->kit, c->device, c->stream, in, dst, dpitch, src, spitch,
+								   width, rows);
+
+	return e == cudaSuccess ? 0 : RgFail(err, err_len, what, e);
+}
+
 /* Host rows to the device (see raster_gpu_common.cuh). */
 int
 RgCopyIn(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
 		 size_t rows, const char *what, char *err, size_t err_len)
 {
-	cudaError_t e = PinnedCopyRows(&c->kit, c->device, c->stream, true, dst, dpitch, src,
-								   spitch, width, rows);
-
-	return e == cudaSuccess ? 0 : RgFail(err, err_len, what, e);
+	return RgCopy(c, true, dst, dpitch, src, spitch, width, rows, what, err, err_len);
 }
 
 /* Device rows to the host (see raster_gpu_common.cuh). */
@@ -104,10 +112,7 @@ int
 RgCopyOut(RgCtx *c, void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
 		  size_t rows, const char *what, char *err, size_t err_len)
 {
-	cudaError_t e = PinnedCopyRows(&c->kit, c->device, c->stream, false, dst, dpitch, src,
-								   spitch, width, rows);
-
-	return e == cudaSuccess ? 0 : RgFail(err, err_len, what, e);
+	return RgCopy(c, false, dst, dpitch, src, spitch, width, rows, what, err, err_len);
 }
 
 /* The bytes the pool holds from the device, used or cached. */

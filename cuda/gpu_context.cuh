@@ -7,12 +7,13 @@
  * One budget covers the device memory of both sides.  The polygon side
  * holds one buffer (d_buf, d_cap bytes), grown as submissions need and
  * kept between them, and for the length of a pipeline run the source its
- * parts borrow from (d_src, src_bytes: PbGpuHoldSource); the raster side holds a stream-ordered memory pool,
- * from which a call allocates within a reservation and which keeps what
- * the call used cached afterwards.  Either side gives its cached memory
- * back when the other needs it and it is idle.  The fields under "the
- * budget" change only with lock held: the polygon side may run on one
- * thread (a pipeline's aggregator) while raster calls run on another.
+ * parts borrow from (d_src, src_bytes: PbGpuHoldSource); the raster side
+ * holds a stream-ordered memory pool, from which a call allocates within
+ * a reservation and which keeps what the call used cached afterwards.
+ * Either side gives its cached memory back when the other needs it and it
+ * is idle.  The fields under "the budget" change only with lock held: the
+ * polygon side may run on one thread (a pipeline's aggregator) while
+ * raster calls run on another.
  */
 #ifndef PB_GPU_CONTEXT_CUH
 #define PB_GPU_CONTEXT_CUH

@@ -17,21 +17,20 @@
 
 #include "pinned_copy.cuh"
 
-#define RG_COPY_THREADS PINNED_COPY_THREADS
-#define RG_PIN_BYTES ((size_t) 2 << 20)	/* each of a thread's two buffers */
-#define RG_COPY_MIN ((size_t) 16 << 20)	/* smaller copies go the plain way */
-#define RG_FLAT_ROW ((size_t) 1 << 20)	/* row of a flat copy */
+#define PIN_BYTES ((size_t) 2 << 20)	/* each of a thread's two buffers */
+#define COPY_MIN ((size_t) 16 << 20)	/* smaller copies go the plain way */
+#define FLAT_ROW ((size_t) 1 << 20)	/* row of a flat copy */
 
 /* What a side's copy threads use, made once. */
 struct PinnedKit
 {
-	char	   *pin;			/* 2 * RG_COPY_THREADS buffers */
-	cudaStream_t stream[RG_COPY_THREADS];
-	cudaEvent_t ev[2 * RG_COPY_THREADS];
+	char	   *pin;			/* 2 * PINNED_COPY_THREADS buffers */
+	cudaStream_t stream[PINNED_COPY_THREADS];
+	cudaEvent_t ev[2 * PINNED_COPY_THREADS];
 };
 
 /* One thread's band of rows. */
-typedef struct RgCopyJob
+typedef struct CopyJob
 {
 	int			device;			/* the kit's */
 	bool		in;				/* host to device */
@@ -45,13 +44,13 @@ typedef struct RgCopyJob
 	cudaStream_t s;
 	cudaEvent_t *ev;			/* 2 */
 	cudaError_t e;
-} RgCopyJob;
+} CopyJob;
 
 /* Host to device through the job's pinned pair, chunk by chunk. */
 static cudaError_t
-RgCopyBandIn(RgCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
+CopyBandIn(CopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
 {
-	size_t		per = RG_PIN_BYTES / j->width;
+	size_t		per = PIN_BYTES / j->width;
 	cudaError_t e = cudaSuccess;
 
 	for (size_t r0 = 0, k = 0; r0 < j->rows && e == cudaSuccess; r0 += per, k++)
@@ -72,9 +71,9 @@ RgCopyBandIn(RgCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
 
 /* Device to host through the job's pinned pair, one chunk behind. */
 static cudaError_t
-RgCopyBandOut(RgCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
+CopyBandOut(CopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
 {
-	size_t		per = RG_PIN_BYTES / j->width;
+	size_t		per = PIN_BYTES / j->width;
 	size_t		nchunks = (j->rows + per - 1) / per;
 	cudaError_t e = cudaSuccess;
 
@@ -107,13 +106,13 @@ RgCopyBandOut(RgCopyJob *j, cudaStream_t s, cudaEvent_t ev[2])
 
 /* A copy thread: its band on its own stream, then wait for it. */
 static void *
-RgCopyWorker(void *arg)
+CopyWorker(void *arg)
 {
-	RgCopyJob  *j = (RgCopyJob *) arg;
+	CopyJob  *j = (CopyJob *) arg;
 	cudaError_t e;
 
 	if ((e = cudaSetDevice(j->device)) == cudaSuccess &&
-		(e = j->in ? RgCopyBandIn(j, j->s, j->ev) : RgCopyBandOut(j, j->s, j->ev)) == cudaSuccess)
+		(e = j->in ? CopyBandIn(j, j->s, j->ev) : CopyBandOut(j, j->s, j->ev)) == cudaSuccess)
 		e = cudaStreamSynchronize(j->s);
 	j->e = e;
 	return NULL;
@@ -128,7 +127,7 @@ PinnedKitFree(PinnedKit **kit)
 	if (k == NULL)
 		return;
 	cudaFreeHost(k->pin);
-	for (int t = 0; t < RG_COPY_THREADS; t++)
+	for (int t = 0; t < PINNED_COPY_THREADS; t++)
 	{
 		cudaStreamDestroy(k->stream[t]);
 		cudaEventDestroy(k->ev[2 * t]);
@@ -153,9 +152,9 @@ PinnedKitReady(PinnedKit **kit)
 		return true;
 	if ((k = *kit = (PinnedKit *) calloc(1, sizeof(PinnedKit))) == NULL)
 		return false;
-	ok = cudaHostAlloc((void **) &k->pin, 2 * RG_COPY_THREADS * RG_PIN_BYTES,
+	ok = cudaHostAlloc((void **) &k->pin, 2 * PINNED_COPY_THREADS * PIN_BYTES,
 					   cudaHostAllocPortable) == cudaSuccess;
-	for (int t = 0; ok && t < RG_COPY_THREADS; t++)
+	for (int t = 0; ok && t < PINNED_COPY_THREADS; t++)
 		ok = cudaStreamCreateWithFlags(&k->stream[t], cudaStreamNonBlocking) == cudaSuccess &&
 			cudaEventCreateWithFlags(&k->ev[2 * t], cudaEventDisableTiming) == cudaSuccess &&
 			cudaEventCreateWithFlags(&k->ev[2 * t + 1], cudaEventDisableTiming) == cudaSuccess;
@@ -169,15 +168,15 @@ cudaError_t
 PinnedCopyRows(PinnedKit **kit, int device, cudaStream_t after, bool in, void *dst,
 			   size_t dpitch, const void *src, size_t spitch, size_t width, size_t rows)
 {
-	RgCopyJob	jobs[RG_COPY_THREADS];
-	pthread_t	tids[RG_COPY_THREADS];
-	bool		started[RG_COPY_THREADS];
+	CopyJob	jobs[PINNED_COPY_THREADS];
+	pthread_t	tids[PINNED_COPY_THREADS];
+	bool		started[PINNED_COPY_THREADS];
 	sigset_t	all,
 				old;
-	size_t		band = (rows + RG_COPY_THREADS - 1) / RG_COPY_THREADS;
+	size_t		band = (rows + PINNED_COPY_THREADS - 1) / PINNED_COPY_THREADS;
 	cudaError_t e;
 
-	if (width * rows < RG_COPY_MIN || width > RG_PIN_BYTES || !PinnedKitReady(kit))
+	if (width * rows < COPY_MIN || width > PIN_BYTES || !PinnedKitReady(kit))
 	{
 		if ((e = cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows,
 								   in ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
@@ -189,7 +188,7 @@ PinnedCopyRows(PinnedKit **kit, int device, cudaStream_t after, bool in, void *d
 		return e;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (int t = 0; t < RG_COPY_THREADS; t++)
+	for (int t = 0; t < PINNED_COPY_THREADS; t++)
 	{
 		size_t		r0 = band * t < rows ? band * t : rows;
 		size_t		r1 = r0 + band < rows ? r0 + band : rows;
@@ -202,42 +201,42 @@ PinnedCopyRows(PinnedKit **kit, int device, cudaStream_t after, bool in, void *d
 		jobs[t].spitch = spitch;
 		jobs[t].width = width;
 		jobs[t].rows = r1 - r0;
-		jobs[t].pin[0] = (*kit)->pin + (size_t) (2 * t) * RG_PIN_BYTES;
-		jobs[t].pin[1] = (*kit)->pin + (size_t) (2 * t + 1) * RG_PIN_BYTES;
+		jobs[t].pin[0] = (*kit)->pin + (size_t) (2 * t) * PIN_BYTES;
+		jobs[t].pin[1] = (*kit)->pin + (size_t) (2 * t + 1) * PIN_BYTES;
 		jobs[t].s = (*kit)->stream[t];
 		jobs[t].ev = &(*kit)->ev[2 * t];
 		jobs[t].e = cudaSuccess;
-		started[t] = jobs[t].rows > 0 && pthread_create(&tids[t], NULL, RgCopyWorker, &jobs[t]) == 0;
+		started[t] = jobs[t].rows > 0 && pthread_create(&tids[t], NULL, CopyWorker, &jobs[t]) == 0;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	for (int t = 0; t < RG_COPY_THREADS; t++)
+	for (int t = 0; t < PINNED_COPY_THREADS; t++)
 	{
 		if (started[t])
 			pthread_join(tids[t], NULL);
 		else if (jobs[t].rows > 0)	/* no thread: do its band here */
-			RgCopyWorker(&jobs[t]);
+			CopyWorker(&jobs[t]);
 	}
-	for (int t = 0; t < RG_COPY_THREADS; t++)
+	for (int t = 0; t < PINNED_COPY_THREADS; t++)
 		if (jobs[t].e != cudaSuccess)
 			return jobs[t].e;
 	return cudaSuccess;
 }
 
 /*
- * See pinned_copy.cuh: the whole rows of RG_FLAT_ROW bytes through the
+ * See pinned_copy.cuh: the whole rows of FLAT_ROW bytes through the
  * threads, the rest after them the plain way.
  */
 cudaError_t
 PinnedCopyIn(PinnedKit **kit, int device, cudaStream_t after, void *dst, const void *src,
 			 size_t bytes)
 {
-	size_t		rows = bytes / RG_FLAT_ROW,
-				head = rows * RG_FLAT_ROW;
+	size_t		rows = bytes / FLAT_ROW,
+				head = rows * FLAT_ROW;
 	cudaError_t e = cudaSuccess;
 
 	if (rows > 0)
-		e = PinnedCopyRows(kit, device, after, true, dst, RG_FLAT_ROW, src, RG_FLAT_ROW,
-						   RG_FLAT_ROW, rows);
+		e = PinnedCopyRows(kit, device, after, true, dst, FLAT_ROW, src, FLAT_ROW,
+						   FLAT_ROW, rows);
 	if (e == cudaSuccess && bytes > head)
 		e = PinnedCopyRows(kit, device, after, true, (char *) dst + head, bytes - head,
 						   (const char *) src + head, bytes - head, bytes - head, 1);

@@ -31,6 +31,7 @@
  * only PbGpuWatershedTestSync's synchronous automaton) on the heights,
  * marker-controlled when --markers is given.
  * "<method>_ms" is the whole call from host memory to host memory;
+ * "cpu_phases_s" the CPU's phases in that median run (PbWsHybridStats);
  * "<method>_kernel_ms" and the other GPU statistics are that median run's
  * own.  The reference labels are --ref, else the CPU's; every other result
  * is compared with them ("<method>_same yes" or "no N px").  --out writes
@@ -407,6 +408,7 @@ typedef struct WsCtx
 	double		deadline;		/* NowMs() past which poll stops a GPU run; 0: none */
 	int			capped;			/* poll stopped the last run */
 	PbRasterGpuStats stats[BENCH_RUNS + 1];
+	PbWsHybridStats phases[BENCH_RUNS + 1];	/* the CPU runs' phases */
 } WsCtx;
 
 /* Poison the output (a run must write every pixel) and restart the clock of the cap. */
@@ -459,16 +461,20 @@ HugeScratchFree(void *ctx, void *p)
 	free(p);
 }
 
-/* PbWatershedCpuIn into the output, its scratch on huge pages. */
+/*
+ * The CPU watershed into the output, its scratch on huge pages: through
+ * PbWatershedHybrid with no device, the same run as PbWatershedCpuIn's,
+ * so that its phases are timed.
+ */
 static int
 WsCpu(void *p, int index, char *err, size_t len)
 {
 	WsCtx	   *c = p;
 	PbRun run = {c->a->threads, c->a->tile, NULL, NULL};
 	PbAllocator scratch = {HugeScratchAlloc, NULL, HugeScratchFree, NULL, NULL};
-	PbStatus st = PbWatershedCpuIn(&c->spec, c->labels, &run, &scratch);
+	PbStatus st = PbWatershedHybrid(&c->spec, c->labels, &run, &scratch, NULL, 0,
+									&c->phases[index]);
 
-	(void) index;
 	if (st != PB_OK)
 		snprintf(err, len, "PbWatershedCpu status %d%s", (int) st,
 				 st == PB_ERR_NOMEM ? " (out of host memory)" : "");
@@ -536,6 +542,10 @@ WsMethod(WsCtx *c, const char *key, int (*fn) (void *, int, char *, size_t),
 	printf("%s_ms %.3f\n", key, ms);
 	if (gpu)
 		PrintGpuStats(key, &c->stats[index]);
+	else
+		printf("%s_phases_s init %.3f keys %.3f pointers %.3f minima %.3f labels %.3f\n", key,
+			   c->phases[index].init_s, c->phases[index].keys_s, c->phases[index].pointers_s,
+			   c->phases[index].minima_s, c->phases[index].labels_s);
 	if (*ref == NULL)
 	{
 		*ref = c->labels;

@@ -34,7 +34,7 @@ RefStep(const WsGrid *g, const uint32_t *lv, const uint64_t *key,
 
 	for (int j = 0; j < g->conn; j++)
 	{
-		int64_t		v = WsNeighbour(g, lv, x, y, j);
+		int64_t		v = WsNeighbour(g, lv, key, x, y, j);
 
 		if (v < 0)
 			continue;
@@ -43,7 +43,7 @@ RefStep(const WsGrid *g, const uint32_t *lv, const uint64_t *key,
 		if (WsSameMinimum(mk, key[v], lv[i]) && lab[v] < ml)
 			ml = lab[v];
 	}
-	l = WsStepLabel(mk, k, p >= 0 ? lab[WsNeighbour(g, lv, x, y, p)] : 0, ml);
+	l = WsStepLabel(mk, k, p >= 0 ? lab[WsNeighbour(g, lv, key, x, y, p)] : 0, ml);
 	*nkey = k;
 	*nlab = l;
 	return k != key[i] || l != lab[i];

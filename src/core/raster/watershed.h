@@ -157,9 +157,10 @@ PbStatus PbWatershedCpu(const PbWatershedSpec *spec, uint32_t *labels,
 							  const PbRun *run);
 
 /*
- * PbWatershedCpu with its image-sized scratch (14 bytes a pixel: levels,
- * keys, seeds, pointers; 18 marker-less with lines, for the minima's
- * forest, which otherwise takes the keys' place) from scratch,
+ * PbWatershedCpu with its image-sized scratch (14 bytes a pixel with
+ * markers: levels, keys, seeds, pointers; marker-less 10, the levels
+ * read from the keys, or 14 with lines, for the minima's forest, which
+ * otherwise takes the keys' place) from scratch,
  * on the calling thread before any other starts (an allocator that raises
  * leaves nothing behind); NULL: malloc.
  */

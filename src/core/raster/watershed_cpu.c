@@ -38,6 +38,7 @@
 
 #define WS_DEFAULT_TILE 256
 #define WS_ROWS_PER_ITEM 16
+#define WS_INIT_STRETCH 1024	/* marker-less init: levels on the stack at a time */
 #define WS_DONE 0x80			/* in ptr: the pixel's label is final */
 
 /* Which neighbours a scan reads: all, or those before or after in row-major order. */
@@ -53,9 +54,11 @@ typedef struct WsCtx
 {
 	WsGrid		g;
 	const PbWatershedSpec *spec;
-	uint32_t   *lv;				/* levels, PB_WS_INF for walls */
+	uint32_t   *lv;				/* levels, PB_WS_INF for walls; NULL marker-less,
+								 * where a key's c is its level (WsLevelOf) */
 	uint64_t   *key;
-	uint8_t    *seed;			/* nonzero: a seed (marker, or minimum) */
+	uint8_t    *seed;			/* nonzero: a seed (a marker's; marker-less, a
+								 * minimum's, set by the pointers) */
 	uint8_t    *ptr;			/* neighbour index of the pointer, or WS_DONE (atomic while labelling) */
 	uint32_t   *parent;			/* marker-less: the minima's forest (ws_minima.h),
 								 * over the keys when no line needs them */
@@ -82,6 +85,23 @@ TileBounds(const WsCtx *c, int64_t t, int64_t *x0, int64_t *y0, int64_t *x1, int
 	*y1 = *y0 + c->tile < c->g.height ? *y0 + c->tile : c->g.height;
 }
 
+/* Level of pixel i (WsLevelOf). */
+static inline uint32_t
+Level(const WsCtx *c, int64_t i)
+{
+	return WsLevelOf(c->lv, c->key, i);
+}
+
+/*
+ * Whether the key phase holds pixel i fixed: a wall, or a marker's seed
+ * (marker-less runs have no seed before the pointers find the minima).
+ */
+static inline bool
+KeyFixed(const WsCtx *c, int64_t i)
+{
+	return Level(c, i) == PB_WS_INF || (c->g.markers != NULL && c->seed[i]);
+}
+
 /*
  * The least of pixel i's key and what its neighbours on side s offer it
  * now (i at (x, y), neither a wall nor a seed).  Inside the image's outer
@@ -92,8 +112,8 @@ TileBounds(const WsCtx *c, int64_t t, int64_t *x0, int64_t *y0, int64_t *x1, int
 static inline uint64_t
 OfferedKey(const WsCtx *c, int64_t i, int64_t x, int64_t y, WsSide s)
 {
-	uint32_t	lvu = c->lv[i];
 	uint64_t	k = c->key[i];
+	uint32_t	lvu = Level(c, i);
 
 	if (x > 0 && y > 0 && x < c->g.width - 1 && y < c->g.height - 1)
 	{
@@ -107,7 +127,7 @@ OfferedKey(const WsCtx *c, int64_t i, int64_t x, int64_t y, WsSide s)
 	}
 	for (int n = 0; n < c->nside[s]; n++)
 	{
-		int64_t		v = WsNeighbour(&c->g, c->lv, x, y, c->side[s][n]);
+		int64_t		v = WsNeighbour(&c->g, c->lv, c->key, x, y, c->side[s][n]);
 
 		if (v >= 0 && WsCand(c->key[v], lvu) < k)
 			k = WsCand(c->key[v], lvu);
@@ -144,7 +164,7 @@ TileLower(WsCtx *c, TileJob *job, int64_t x, int64_t y, WsSide s)
 	int64_t		i = y * c->g.width + x;
 	uint64_t	k;
 
-	if (c->lv[i] == PB_WS_INF || c->seed[i])
+	if (KeyFixed(c, i))
 		return false;
 	k = OfferedKey(c, i, x, y, s);
 	if (k == c->key[i])
@@ -183,7 +203,7 @@ TileOffersBack(const WsCtx *c, const TileJob *job, int64_t x, int64_t y)
 
 		if (nx < job->x0 || ny < job->y0 || nx >= job->x1 || ny >= job->y1)
 			continue;
-		if (c->lv[v] != PB_WS_INF && !c->seed[v] && WsCand(c->key[i], c->lv[v]) < c->key[v])
+		if (!KeyFixed(c, v) && WsCand(c->key[i], Level(c, v)) < c->key[v])
 			return true;
 	}
 	return false;
@@ -251,9 +271,9 @@ TileRelax(WsCtx *c, TileJob *job, uint64_t k, int64_t i, int64_t x, int64_t y)
 
 		if (!inner && (nx < job->x0 || ny < job->y0 || nx >= job->x1 || ny >= job->y1))
 			continue;
-		if (c->lv[v] == PB_WS_INF || c->seed[v])
+		if (KeyFixed(c, v))
 			continue;
-		kv = WsCand(k, c->lv[v]);
+		kv = WsCand(k, Level(c, v));
 		if (kv < c->key[v])
 		{
 			c->key[v] = kv;
@@ -548,32 +568,58 @@ KeyPhase(WsCtx *c, const PbRun *run, KeySweep *k)
 }
 
 /*
- * Levels of pixels [i0, i1) (PbWsLevel's, walls not yet applied): one loop
- * per pixel type, so that the type is not asked per pixel.
+ * Levels of the n pixels from i0 into out (PbWsLevel's, walls not yet
+ * applied): one loop per pixel type, so that the type is not asked per
+ * pixel.
  */
 static void
-LevelRange(WsCtx *c, int64_t i0, int64_t i1)
+LevelRange(const PbImage *im, int64_t i0, int64_t n, uint32_t *out)
 {
-	const void *d = c->spec->image.data;
+	const void *d = im->data;
 
-	switch (c->spec->image.type)
+	switch (im->type)
 	{
 		case PB_PIX_16BUI:
-			for (int64_t i = i0; i < i1; i++)
-				c->lv[i] = ((const uint16_t *) d)[i];
+			for (int64_t k = 0; k < n; k++)
+				out[k] = ((const uint16_t *) d)[i0 + k];
 			break;
 		case PB_PIX_32BF:
-			for (int64_t i = i0; i < i1; i++)
-				c->lv[i] = PbWsFloatLevel(((const float *) d)[i]);
+			for (int64_t k = 0; k < n; k++)
+				out[k] = PbWsFloatLevel(((const float *) d)[i0 + k]);
 			break;
 		default:
-			for (int64_t i = i0; i < i1; i++)
-				c->lv[i] = ((const uint8_t *) d)[i];
+			for (int64_t k = 0; k < n; k++)
+				out[k] = ((const uint8_t *) d)[i0 + k];
 			break;
 	}
 }
 
-/* Levels (PbWsLevel), seeds and initial keys of a band of rows. */
+/*
+ * Marker-less, the initial keys of pixels [i0, i1), base(u) with the
+ * level as c, walls (INF, INF): the levels go through a buffer on the
+ * stack, a stretch at a time, as there is no level array.
+ */
+static void
+InitKeys(WsCtx *c, int64_t i0, int64_t i1)
+{
+	const uint8_t *wall = c->spec->wall;
+	uint32_t	lv[WS_INIT_STRETCH];
+
+	for (int64_t a = i0; a < i1; a += WS_INIT_STRETCH)
+	{
+		int64_t		n = i1 - a < WS_INIT_STRETCH ? i1 - a : WS_INIT_STRETCH;
+
+		LevelRange(&c->spec->image, a, n, lv);
+		for (int64_t k = 0; k < n; k++)
+			c->key[a + k] = WsBase(false, wall && wall[a + k] ? PB_WS_INF : lv[k]);
+	}
+}
+
+/*
+ * Levels (PbWsLevel), seeds and initial keys of a band of rows;
+ * marker-less, no seed yet (the minima are known only from the least
+ * keys: PointerRows sets them) and the keys (InitKeys).
+ */
 static void
 InitRows(void *arg, int64_t item)
 {
@@ -587,7 +633,13 @@ InitRows(void *arg, int64_t item)
 	if (y1 > c->g.height)
 		y1 = c->g.height;
 	i1 = y1 * c->g.width;
-	LevelRange(c, i0, i1);
+	if (c->lv == NULL)
+	{
+		memset(c->seed + i0, 0, i1 - i0);
+		InitKeys(c, i0, i1);
+		return;
+	}
+	LevelRange(&c->spec->image, i0, i1 - i0, c->lv + i0);
 	for (int64_t i = i0; i < i1; i++)
 	{
 		if (wall && wall[i])
@@ -725,7 +777,7 @@ LineRows(void *arg, int64_t item)
 	if (y1 > c->g.height)
 		y1 = c->g.height;
 	for (int64_t i = item * WS_ROWS_PER_ITEM * c->g.width; i < y1 * c->g.width; i++)
-		c->ptr[i] = c->lv[i] != PB_WS_INF &&
+		c->ptr[i] = Level(c, i) != PB_WS_INF &&
 			WsIsLine(&c->g, c->lv, c->seed, c->key, c->labels, i);
 }
 
@@ -778,7 +830,7 @@ LabelPhases(WsCtx *c, const PbRun *run, int64_t rows, KeySweep *k)
 	t += k->pointers_s;
 	if (!c->g.markers)
 	{
-		st = WsNumberMinima(&c->g, c->lv, c->seed, c->labels, c->parent, run);
+		st = WsNumberMinima(&c->g, c->seed, c->labels, c->parent, run);
 		k->minima_s = PbMonotonicSeconds() - t;
 		if (st != PB_OK)
 			return st;
@@ -952,7 +1004,8 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 				c.side[sd][c.nside[sd]] = j;
 				c.sideoff[sd][c.nside[sd]++] = c.off[j];
 			}
-	c.lv = ScratchAlloc(scratch, sizeof(uint32_t) * c.g.n);
+	if (c.g.markers)
+		c.lv = ScratchAlloc(scratch, sizeof(uint32_t) * c.g.n);
 	c.key = ScratchAlloc(scratch, sizeof(uint64_t) * c.g.n);
 	c.seed = ScratchAlloc(scratch, c.g.n);
 	c.ptr = ScratchAlloc(scratch, c.g.n);
@@ -961,7 +1014,7 @@ WatershedRun(const PbWatershedSpec *spec, uint32_t *labels, const PbRun *run,
 	else if (!c.g.markers)
 		c.parent = (uint32_t *) c.key;	/* the keys are read no more after the pointers */
 	c.visited = calloc(ntiles, 1);
-	if (!c.lv || !c.key || !c.seed || !c.ptr || (!c.g.markers && !c.parent) || !c.visited)
+	if ((c.g.markers && !c.lv) || !c.key || !c.seed || !c.ptr || (!c.g.markers && !c.parent) || !c.visited)
 		st = PB_ERR_NOMEM;
 	else
 	{

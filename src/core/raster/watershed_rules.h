@@ -152,9 +152,25 @@ WsGridInit(WsGrid *g, const PbWatershedSpec *spec)
 	g->markers = spec->markers;
 }
 
-/* Index of neighbour j of (x, y), or -1 when outside the image or a wall. */
+/*
+ * Level of pixel i: lv[i], or, lv NULL, its key's c.  Marker-less, a
+ * pixel's key keeps its level as c from the start (WsBase, a wall's
+ * (INF, INF) included) to the end (a candidate below (lvu, INF) has c =
+ * lvu), so the CPU's marker-less runs keep no level array.
+ */
+static inline uint32_t
+WsLevelOf(const uint32_t *lv, const uint64_t *key, int64_t i)
+{
+	return lv ? lv[i] : WsKeyC(key[i]);
+}
+
+/*
+ * Index of neighbour j of (x, y), or -1 when outside the image or a wall
+ * (levels as WsLevelOf reads them).
+ */
 static inline int64_t
-WsNeighbour(const WsGrid *g, const uint32_t *lv, int64_t x, int64_t y, int j)
+WsNeighbour(const WsGrid *g, const uint32_t *lv, const uint64_t *key, int64_t x, int64_t y,
+			int j)
 {
 	int64_t		nx = x + PbNbDx(j),
 				ny = y + PbNbDy(j),
@@ -163,7 +179,7 @@ WsNeighbour(const WsGrid *g, const uint32_t *lv, int64_t x, int64_t y, int j)
 	if (nx < 0 || ny < 0 || nx >= g->width || ny >= g->height)
 		return -1;
 	v = ny * g->width + nx;
-	return lv[v] == PB_WS_INF ? -1 : v;
+	return WsLevelOf(lv, key, v) == PB_WS_INF ? -1 : v;
 }
 
 /*
@@ -175,14 +191,14 @@ static inline int
 WsPointer(const WsGrid *g, const uint32_t *lv, const uint64_t *key,
 		  int64_t x, int64_t y)
 {
-	uint32_t	lvu = lv[y * g->width + x];
+	uint32_t	lvu = WsLevelOf(lv, key, y * g->width + x);
 	uint64_t	best = WsBase(g->markers != NULL, lvu),
 				bestkey = UINT64_MAX;
 	int			p = -1;
 
 	for (int j = 0; j < g->conn; j++)
 	{
-		int64_t		v = WsNeighbour(g, lv, x, y, j);
+		int64_t		v = WsNeighbour(g, lv, key, x, y, j);
 
 		if (v >= 0 && WsPrefer(WsCand(key[v], lvu), key[v], best, bestkey))
 		{
@@ -210,7 +226,7 @@ WsIsLine(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
 		return false;
 	for (int j = 0; j < g->conn; j++)
 	{
-		int64_t		v = WsNeighbour(g, lv, x, y, j);
+		int64_t		v = WsNeighbour(g, lv, key, x, y, j);
 
 		if (v >= 0 && WsOtherBasin(lab[i], lab[v]) &&
 			(seed[v] || WsFloodedBefore(key[v], key[i], j)))

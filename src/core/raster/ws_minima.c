@@ -27,7 +27,6 @@
 typedef struct MinimaJob
 {
 	const WsGrid *g;
-	const uint32_t *lv;
 	const uint8_t *seed;
 	uint32_t   *labels;
 	uint32_t   *parent;
@@ -90,20 +89,24 @@ Join(uint32_t *parent, uint32_t i, uint32_t v)
 }
 
 /*
- * Join seed i at (x, y) with its same-level seed neighbours scanned
- * before it (up, left and the upper diagonals) from index lo on; the
- * roots absorbed are counted off their bands' roots (seams) or off
- * *roots (inside a band: roots is not NULL).
+ * Join seed i at (x, y) with its seed neighbours scanned before it (up,
+ * left and the upper diagonals) from index lo on; the roots absorbed are
+ * counted off their bands' roots (seams) or off *roots (inside a band:
+ * roots is not NULL).  Neighbour seeds share their level without it
+ * being read: of two neighbours the higher gets d = 0 from the lower,
+ * so it is no seed (walls never are).
  */
 static void
 JoinBefore(MinimaJob *j, int64_t i, int64_t x, int64_t y, int64_t lo, uint32_t *roots)
 {
 	for (int k = 0; k < j->g->conn; k++)
 	{
-		int64_t		v = WsNeighbour(j->g, j->lv, x, y, k),
+		int64_t		nx = x + PbNbDx(k),
+					ny = y + PbNbDy(k),
+					v = ny * j->g->width + nx,
 					gone;
 
-		if (v < lo || v >= i || !j->seed[v] || j->lv[v] != j->lv[i])
+		if (nx < 0 || nx >= j->g->width || v < lo || v >= i || !j->seed[v])
 			continue;
 		gone = Join(j->parent, (uint32_t) i, (uint32_t) v);
 		if (gone < 0)
@@ -210,8 +213,8 @@ JoinSeams(MinimaJob *j, const PbRun *run)
 
 /* See ws_minima.h. */
 PbStatus
-WsNumberMinima(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
-			   uint32_t *labels, uint32_t *parent, const PbRun *run)
+WsNumberMinima(const WsGrid *g, const uint8_t *seed, uint32_t *labels, uint32_t *parent,
+			   const PbRun *run)
 {
 	MinimaJob	j;
 	int64_t		want = (int64_t) (run->threads > 1 ? run->threads : 1) * WS_MINIMA_BANDS_PER_THREAD;
@@ -219,7 +222,6 @@ WsNumberMinima(const WsGrid *g, const uint32_t *lv, const uint8_t *seed,
 	PbStatus	st;
 
 	j.g = g;
-	j.lv = lv;
 	j.seed = seed;
 	j.labels = labels;
 	j.band_rows = (g->height + want - 1) / want;

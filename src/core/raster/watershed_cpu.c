@@ -618,7 +618,10 @@ InitKeys(WsCtx *c, int64_t i0, int64_t i1)
 /*
  * Levels (PbWsLevel), seeds and initial keys of a band of rows;
  * marker-less, no seed yet (the minima are known only from the least
- * keys: PointerRows sets them) and the keys (InitKeys).
+ * keys: PointerRows sets them) and the keys (InitKeys).  The pointers'
+ * pages are first touched here too, streaming, rather than by the
+ * pointer pass while it reads the keys (which made that pass up to 1.6x
+ * slower).
  */
 static void
 InitRows(void *arg, int64_t item)
@@ -633,6 +636,7 @@ InitRows(void *arg, int64_t item)
 	if (y1 > c->g.height)
 		y1 = c->g.height;
 	i1 = y1 * c->g.width;
+	memset(c->ptr + i0, 0, i1 - i0);
 	if (c->lv == NULL)
 	{
 		memset(c->seed + i0, 0, i1 - i0);

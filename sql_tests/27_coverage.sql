@@ -269,7 +269,7 @@ RESET pixelbox.cpu_threads;
 RESET pixelbox.device;
 -- the watersheds and the single-value functions with their images in
 -- temporary files: the untiled answers still; the report counts them (the
--- marker-less CPU watershed with lines: its 3 images and its 5 scratch arrays)
+-- marker-less CPU watershed with lines: its 3 images and its 4 scratch arrays)
 SET pixelbox.host_memory = '1MB';
 SELECT count(*) AS equal_to_untiled
 FROM pb_coverage_watershed('SELECT mask AS rast, marker AS markers, mask FROM maze_tiles', 8, false, 1, '16BUI') o

@@ -8,6 +8,7 @@
  * the GPU versions to.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../src/core/raster/pb_raster.h"
 #include "../src/core/raster/watershed_rules.h"
@@ -172,7 +173,10 @@ WsTestAlloc(size_t n)
 	return p;
 }
 
-/* Check the CPU version on each tile side and thread count (watershed_ref.h). */
+/*
+ * Check the CPU version on each tile side and thread count (watershed_ref.h),
+ * its output poisoned before each run.
+ */
 void
 WsCheckCpuAgainstRef(const PbWatershedSpec *s, const int *tiles, const int *threads, int runs)
 {
@@ -186,6 +190,7 @@ WsCheckCpuAgainstRef(const PbWatershedSpec *s, const int *tiles, const int *thre
 		PbRun		run = {threads[t], tiles[t], NULL, NULL};
 		int64_t		bad = 0;
 
+		memset(got, 0xA5, (size_t) n * 4);	/* every pixel must be written */
 		CHECK_INT(PbWatershedCpu(s, got, &run), PB_OK);
 		for (int64_t i = 0; i < n; i++)
 			if (got[i] != ref[i] && bad++ == 0)

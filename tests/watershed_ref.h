@@ -25,7 +25,8 @@ extern void *WsTestAlloc(size_t n);
 
 /*
  * Check PbWatershedCpu against PbWatershedRef on spec, once per (tile
- * side, threads) of the lists (runs entries each): a failed check names
+ * side, threads) of the lists (runs entries each), the output poisoned
+ * before each run (every pixel must be written): a failed check names
  * the run and the first pixel that differs.
  */
 extern void WsCheckCpuAgainstRef(const PbWatershedSpec *spec, const int *tiles,

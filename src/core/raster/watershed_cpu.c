@@ -596,8 +596,9 @@ LevelRange(const PbImage *im, int64_t i0, int64_t n, uint32_t *out)
 
 /*
  * Marker-less, the initial keys of pixels [i0, i1), base(u) with the
- * level as c, walls (INF, INF): the levels go through a buffer on the
- * stack, a stretch at a time, as there is no level array.
+ * level as c, walls (INF, INF), and the walls' final label 0: the levels
+ * go through a buffer on the stack, a stretch at a time, as there is no
+ * level array.
  */
 static void
 InitKeys(WsCtx *c, int64_t i0, int64_t i1)
@@ -611,7 +612,13 @@ InitKeys(WsCtx *c, int64_t i0, int64_t i1)
 
 		LevelRange(&c->spec->image, a, n, lv);
 		for (int64_t k = 0; k < n; k++)
-			c->key[a + k] = WsBase(false, wall && wall[a + k] ? PB_WS_INF : lv[k]);
+		{
+			uint32_t	l = wall && wall[a + k] ? PB_WS_INF : lv[k];
+
+			c->key[a + k] = WsBase(false, l);
+			if (l == PB_WS_INF)
+				c->labels[a + k] = 0;
+		}
 	}
 }
 
@@ -654,15 +661,38 @@ InitRows(void *arg, int64_t item)
 }
 
 /*
- * Pointers of a band of rows; seeds (markers, and marker-less the minima:
- * d = INF) and pixels no seed reaches get none, and their final label,
- * but for a minimum's seeds, whose labels the numbering of the minima
- * writes next.  A non-seed pixel whose key's d is below INF points,
- * inside the image's outer frame, to its first neighbour of least key
- * (watershed_rules.h says why: a wall's key (INF, INF) is never the least
- * of such a pixel's neighbours), found for the whole row at once and
- * without a level read (ws_pointers.h); on the frame, as WsPointer finds
- * it.
+ * The pointer of pixel (x, y), i: a seed (a marker's, or marker-less a
+ * minimum's, d = INF) and a pixel no seed reaches get none, and their
+ * final label, but for a minimum's seeds, whose labels the numbering of
+ * the minima writes next.  Otherwise, with least (inside the outer
+ * frame), its least neighbour found beforehand for the row; on the frame,
+ * as WsPointer finds it.
+ */
+static inline void
+PointerPixel(WsCtx *c, int64_t i, int64_t x, int64_t y, bool least)
+{
+	uint64_t	ki = c->key[i];
+	int			p = -1;
+
+	if (!c->g.markers && WsKeyC(ki) != PB_WS_INF && WsKeyD(ki) == PB_WS_INF)
+	{
+		c->seed[i] = 1;
+		c->ptr[i] = WS_DONE;
+		return;
+	}
+	if (!c->seed[i] && WsKeyD(ki) != PB_WS_INF)
+		p = least ? c->ptr[i] : WsPointer(&c->g, c->lv, c->key, x, y);
+	c->ptr[i] = p < 0 ? WS_DONE : (uint8_t) p;
+	if (p < 0)
+		c->labels[i] = c->seed[i] && c->g.markers ? c->g.markers[i] : 0;
+}
+
+/*
+ * Pointers of a band of rows (PointerPixel).  A non-seed pixel whose
+ * key's d is below INF points, inside the image's outer frame, to its
+ * first neighbour of least key (watershed_rules.h says why: a wall's key
+ * (INF, INF) is never the least of such a pixel's neighbours), found for
+ * the whole row at once and without a level read (ws_pointers.h).
  */
 static void
 PointerRows(void *arg, int64_t item)
@@ -681,24 +711,15 @@ PointerRows(void *arg, int64_t item)
 
 		if (inner)
 			PbWsLeastNeighbours(c->key + row + 1, c->off, c->g.conn, w - 2, c->ptr + row + 1);
-		for (int64_t x = 0; x < w; x++)
+		if (inner && !c->g.markers)	/* walls' labels are InitKeys' */
 		{
-			int64_t		i = row + x;
-			uint64_t	ki = c->key[i];
-			int			p = -1;
-
-			if (!c->g.markers && WsKeyC(ki) != PB_WS_INF && WsKeyD(ki) == PB_WS_INF)
-			{
-				c->seed[i] = 1;
-				c->ptr[i] = WS_DONE;
-				continue;
-			}
-			if (!c->seed[i] && WsKeyD(ki) != PB_WS_INF)
-				p = inner && x > 0 && x < w - 1 ? c->ptr[i] : WsPointer(&c->g, c->lv, c->key, x, y);
-			c->ptr[i] = p < 0 ? WS_DONE : (uint8_t) p;
-			if (p < 0)
-				c->labels[i] = c->seed[i] && c->g.markers ? c->g.markers[i] : 0;
+			PbWsMinimaOf(c->key + row + 1, w - 2, WS_DONE, c->ptr + row + 1, c->seed + row + 1);
+			PointerPixel(c, row, 0, y, false);
+			PointerPixel(c, row + w - 1, w - 1, y, false);
+			continue;
 		}
+		for (int64_t x = 0; x < w; x++)
+			PointerPixel(c, row + x, x, y, inner && x > 0 && x < w - 1);
 	}
 }
 

@@ -10,6 +10,8 @@
  */
 #include "ws_pointers.h"
 
+#include "watershed_rules.h"
+
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define WS_VECTOR_CLONES \
 	__attribute__((target_clones("avx512f", "avx2", "default"), \
@@ -66,6 +68,22 @@ LeastOf4(const uint64_t *restrict key, const int64_t *off, int64_t n, uint8_t *r
 		WS_FOLD(2, k[o2]);
 		WS_FOLD(3, k[o3]);
 		out[x] = p;
+	}
+}
+
+/* See ws_pointers.h: a select per lane, as above. */
+WS_VECTOR_CLONES void
+PbWsMinimaOf(const uint64_t *restrict key, int64_t n, uint8_t done, uint8_t *restrict ptr,
+			 uint8_t *restrict seed)
+{
+	for (int64_t x = 0; x < n; x++)
+	{
+		uint64_t	k = key[x];
+		uint8_t		p = ptr[x],
+					none = WsKeyD(k) == PB_WS_INF;
+
+		seed[x] = none & (WsKeyC(k) != PB_WS_INF);
+		ptr[x] = none ? done : p;
 	}
 }
 

@@ -91,6 +91,13 @@ PbGpuDeviceName(const PbGpu *g)
 	return g->name;
 }
 
+/* The budget less used bytes, or 0 when they are over it. */
+static size_t
+BudgetLess(const PbGpu *g, size_t used)
+{
+	return g->budget > used ? g->budget - used : 0;
+}
+
 /* Give the polygon side's buffer back to the device (lock held, buffer idle). */
 static void
 FreePoly(PbGpu *g)
@@ -115,16 +122,15 @@ GpuPolyReserve(PbGpu *g, size_t need, char *err, size_t err_len)
 	g->poly_busy = 1;
 	if (need > g->d_cap || g->d_cap + g->src_bytes > g->budget)
 	{
-		size_t		room,
+		size_t		poly = need + g->src_bytes,
+					room,
 					want;
 		cudaError_t e;
 
 		FreePoly(g);
-		if (g->raster_made && !g->raster_busy && need + g->src_bytes + g->raster_held > g->budget)
-			g->raster_held = RgTrim(&g->rg, g->budget > need + g->src_bytes ?
-									g->budget - need - g->src_bytes : 0);
-		room = g->budget > g->raster_held + g->src_bytes ?
-			g->budget - g->raster_held - g->src_bytes : 0;
+		if (g->raster_made && !g->raster_busy && poly + g->raster_held > g->budget)
+			g->raster_held = RgTrim(&g->rg, BudgetLess(g, poly));
+		room = BudgetLess(g, g->raster_held + g->src_bytes);
 		want = need + need / 2 < room ? need + need / 2 : room;
 		if (need > room)
 		{
@@ -200,7 +206,7 @@ GpuRasterBegin(PbGpu *g)
 	g->raster_busy = 1;
 	if (!g->poly_busy && g->d_buf != NULL)
 		FreePoly(g);
-	reserved = g->budget > g->d_cap + g->src_bytes ? g->budget - g->d_cap - g->src_bytes : 0;
+	reserved = BudgetLess(g, g->d_cap + g->src_bytes);
 	g->raster_held = reserved;
 	pthread_mutex_unlock(&g->lock);
 	return reserved;
@@ -232,7 +238,7 @@ PbGpuSetBudget(PbGpu *g, size_t memory_budget)
 			FreePoly(g);
 		poly = g->d_cap + g->src_bytes;
 		if (g->raster_made && !g->raster_busy && g->raster_held + poly > memory_budget)
-			g->raster_held = RgTrim(&g->rg, memory_budget > poly ? memory_budget - poly : 0);
+			g->raster_held = RgTrim(&g->rg, BudgetLess(g, poly));
 	}
 	pthread_mutex_unlock(&g->lock);
 }

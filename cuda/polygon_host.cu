@@ -395,19 +395,22 @@ Pack(char *h, const Packing *pk, const PbDevicePart *parts, uint32_t nparts)
 		if (!parts[p].filter)
 			next.pair0 += parts[p].npairs;
 	}
-	if (!pk->resident)
-		PbParallelFor(&run, (int64_t) nitems, CountItem, &job);
-	for (size_t i = 0; pk->resident && i < nitems; i++)
-		items[i].r0 = items[i].i0 = 0;
-	for (size_t i = 0; i < nitems; i++)
+	if (pk->resident)			/* no rings or points of their own to place */
+		for (size_t i = 0; i < nitems; i++)
+			items[i].r0 = items[i].i0 = 0;
+	else
 	{
-		uint32_t	nr = items[i].r0,
-					np = items[i].i0;
+		PbParallelFor(&run, (int64_t) nitems, CountItem, &job);
+		for (size_t i = 0; i < nitems; i++)
+		{
+			uint32_t	nr = items[i].r0,
+						np = items[i].i0;
 
-		items[i].r0 = r;
-		items[i].i0 = pt;
-		r += nr;
-		pt += np;
+			items[i].r0 = r;
+			items[i].i0 = pt;
+			r += nr;
+			pt += np;
+		}
 	}
 	PbParallelFor(&run, (int64_t) nitems, PackItemAt, &job);
 	free(items);

@@ -623,8 +623,8 @@ InitKeys(WsCtx *c, int64_t i0, int64_t i1)
 }
 
 /*
- * Levels (PbWsLevel), seeds and initial keys of a band of rows;
- * marker-less, no seed yet (the minima are known only from the least
+ * Levels (PbWsLevel), seeds and initial keys of a band of rows (runs with
+ * markers: the only ones with levels); marker-less, no seed yet (the minima are known only from the least
  * keys: PointerRows sets them) and the keys (InitKeys).  The pointers'
  * pages are first touched here too, streaming, rather than by the
  * pointer pass while it reads the keys (which made that pass up to 1.6x
@@ -655,8 +655,8 @@ InitRows(void *arg, int64_t item)
 	{
 		if (wall && wall[i])
 			c->lv[i] = PB_WS_INF;
-		c->seed[i] = c->lv[i] != PB_WS_INF && m && m[i] != 0;
-		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(m != NULL, c->lv[i]);
+		c->seed[i] = c->lv[i] != PB_WS_INF && m[i] != 0;
+		c->key[i] = c->seed[i] ? WsKey(c->lv[i], 0) : WsBase(true, c->lv[i]);
 	}
 }
 

@@ -115,6 +115,7 @@ ParsePolygon(const char *s, Poly *out)
 	box[1] = (float) out->xmax;
 	box[2] = (float) out->ymin;
 	box[3] = (float) out->ymax;
+	Put(&g, "\0\0\0\0", 4);	/* the varlena header's place */
 	Put(&g, hdr, 4);
 	Put(&g, box, sizeof(box));
 	Put(&g, &type, 4);
@@ -125,8 +126,9 @@ ParsePolygon(const char *s, Poly *out)
 	Put(&g, xy, npts * 2 * sizeof(double));
 	out->wkb = w.p;
 	out->wkb_len = w.n;
-	out->gser = g.p;
-	out->gser_len = g.n;
+	out->varlena = g.p;
+	out->gser = g.p + 4;
+	out->gser_len = g.n - 4;
 	free(xy);
 	free(sizes);
 	return 1;

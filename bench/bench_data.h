@@ -14,7 +14,8 @@
 /* One polygon read from a file, as GSERIALIZED and EWKB bytes. */
 typedef struct Poly
 {
-	uint8_t    *gser;
+	uint8_t    *varlena;		/* the value as PostgreSQL holds it: a 4-byte header, */
+	uint8_t    *gser;			/* then the GSERIALIZED bytes (8-byte aligned doubles) */
 	size_t		gser_len;
 	uint8_t    *wkb;
 	size_t		wkb_len;

@@ -53,7 +53,7 @@ LoadSet(Sets *s, const char *path, int in_a)
 			exit(1);
 		}
 		s->in_a[shape] = (uint8_t) in_a;
-		free(polys[i].gser);
+		free(polys[i].varlena);
 		free(polys[i].wkb);
 	}
 	free(polys);

@@ -70,7 +70,7 @@ Load(PbBatch *batch, uint8_t **in_a, const char *path, int set_a)
 			exit(1);
 		}
 		(*in_a)[idx] = (uint8_t) set_a;
-		free(polys[i].gser);
+		free(polys[i].varlena);
 		free(polys[i].wkb);
 	}
 	free(polys);

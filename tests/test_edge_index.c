@@ -179,8 +179,8 @@ test_edge_index_when_used(void)
 	CHECK(ix.nbands > 1);
 	CHECK(ix.start[0] == 0);
 	CHECK(ix.ymin == 0);
-	CHECK(PbEdgeBandsFor(&sc, &b, s, 0, 40, &ix));	/* a quarter of 160 rows */
-	CHECK(!PbEdgeBandsFor(&sc, &b, s, 0, 41, &ix));
+	CHECK(PbEdgeBandsFor(&sc, &b, s, 0, 80, &ix));	/* half of 160 rows */
+	CHECK(!PbEdgeBandsFor(&sc, &b, s, 0, 81, &ix));
 	CHECK(!PbEdgeBandsFor(&sc, &b, &b.shapes[small], 10, 11, &ix));
 	CHECK(!PbEdgeBandsFor(&sc, &b, &b.shapes[small], 10, 11, &ix));
 	serial = b.serial;

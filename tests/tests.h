@@ -49,6 +49,7 @@
 	X(test_text_ewkb_after_error) \
 	/* test_gserialized.c */ \
 	X(test_gser_matches_ewkb) \
+	X(test_gser_int_path_layouts) \
 	X(test_gser_zm_dims) \
 	X(test_gser_srid_21_bits) \
 	X(test_gser_bad_header) \

@@ -16,6 +16,7 @@
  */
 #include <string.h>
 
+#include "../base/pb_vector.h"
 #include "batch.h"
 #include "bitmap_rules.h"
 #include "edge_index.h"
@@ -34,15 +35,18 @@ typedef struct IWindow
 				y1;
 } IWindow;
 
-/* Flip the two flags of an edge's place f in bits (none past the window's rows). */
+/*
+ * Flip the two flags of an edge's place f in bits.  A flip past the
+ * window's rows (row_hi == rows) lands in the bitmap's spare row, which
+ * nothing reads: no branch on where the edge ends.
+ */
 static inline void
-Flip(uint64_t *bits, size_t nw, int64_t rows, const PbEdgeFlags *f)
+Flip(uint64_t *bits, size_t nw, const PbEdgeFlags *f)
 {
 	uint64_t	bit = (uint64_t) 1 << (f->col & 63);
 
 	bits[(size_t) f->row_lo * nw + (size_t) (f->col >> 6)] ^= bit;
-	if (f->row_hi < rows)
-		bits[(size_t) f->row_hi * nw + (size_t) (f->col >> 6)] ^= bit;
+	bits[(size_t) f->row_hi * nw + (size_t) (f->col >> 6)] ^= bit;
 }
 
 /*
@@ -53,7 +57,6 @@ static void
 FillFlagsBands(uint64_t *bits, size_t nw, const PbEdgeBands *ix, const IWindow *w)
 {
 	PbEdgeFlags f;
-	int64_t		rows = w->y1 - w->y0;
 	int64_t		k0 = (w->y0 - ix->ymin) >> ix->shift,
 				k1 = (w->y1 - 1 - ix->ymin) >> ix->shift;
 
@@ -66,19 +69,19 @@ FillFlagsBands(uint64_t *bits, size_t nw, const PbEdgeBands *ix, const IWindow *
 
 			if ((k == k0 || ((e[1] - ix->ymin) >> ix->shift) == k) &&
 				PbBitmapEdgeFlags(e[0], e[1], e[0], e[2], w->x0, w->y0, w->x1, w->y1, &f))
-				Flip(bits, nw, rows, &f);
+				Flip(bits, nw, &f);
 		}
 }
 
 /*
  * Flip the edge flags of every vertical edge of shape s into bits at its
- * first row and the row past its last (none past the window's top), by
- * the rule of bitmap_rules.h.  A large shape met again in the batch is
- * read through its index of edges by row band (edge_index.h): a blob of a
- * thousand points meets this once for every nucleus it overlaps.  Else
- * the rings are read in place, each edge from the point before (the last
- * point for the first): only vertical edges left of the window's right
- * side reach the rule.
+ * first row and the row past its last (the spare row past the window's
+ * top), by the rule of bitmap_rules.h.  A large shape met again in the
+ * batch is read through its index of edges by row band (edge_index.h): a
+ * blob of a thousand points meets this once for every nucleus it overlaps.
+ * Else the rings are read in place, each edge from the point before (the
+ * last point for the first): only vertical edges left of the window's
+ * right side reach the rule.
  */
 static void
 FillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
@@ -86,7 +89,6 @@ FillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b, const PbSh
 {
 	PbEdgeFlags f;
 	PbEdgeBands ix;
-	int64_t		rows = w->y1 - w->y0;
 
 	if (PbEdgeBandsMayHelp(s, w->y0, w->y1) && PbEdgeBandsFor(sc, b, s, w->y0, w->y1, &ix))
 	{
@@ -111,7 +113,7 @@ FillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b, const PbSh
 
 			if (x == px && x < w->x1 &&
 				PbBitmapEdgeFlags(px, py, x, y, w->x0, w->y0, w->x1, w->y1, &f))
-				Flip(bits, nw, rows, &f);
+				Flip(bits, nw, &f);
 			px = x;
 			py = y;
 		}
@@ -119,7 +121,7 @@ FillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b, const PbSh
 }
 
 /* Exact area of p ∩ q for two PB_SHAPE_INT shapes with overlapping boxes. */
-double
+PB_POPCOUNT_CLONES double
 PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 			 const PbShape *q)
 {
@@ -139,9 +141,10 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 		return PbAreaSweep(s, b, p, q);
 	nw = (size_t) ((w.x1 - w.x0 + 63) / 64);
 	words = nw * (size_t) (w.y1 - w.y0);
-	bp = PbScratchGet(s, 0, 2 * words * sizeof(uint64_t));
-	bq = bp + words;
-	memset(bp, 0, 2 * words * sizeof(uint64_t));
+	/* each bitmap has a spare row past the window's for Flip */
+	bp = PbScratchGet(s, 0, 2 * (words + nw) * sizeof(uint64_t));
+	bq = bp + words + nw;
+	memset(bp, 0, 2 * (words + nw) * sizeof(uint64_t));
 	FillFlags(s, bp, nw, b, p, &w);
 	FillFlags(s, bq, nw, b, q, &w);
 	lastmask = PbBitmapLastMask(w.x1 - w.x0);

@@ -39,7 +39,7 @@ typedef struct PbEdgeBands
 
 /*
  * The tests of PbEdgeBandsFor that read only the shape's box, inline: a
- * shape of PB_EDGE_INDEX_MIN_ROWS rows at least, a window of a quarter of
+ * shape of PB_EDGE_INDEX_MIN_ROWS rows at least, a window of half of
  * them at most (a nucleus's pairs stop here, at the cost of a compare).
  */
 static inline bool
@@ -47,7 +47,7 @@ PbEdgeBandsMayHelp(const PbShape *s, int64_t y0, int64_t y1)
 {
 	int64_t		rows = (int64_t) (s->box.ymax - s->box.ymin);
 
-	return rows >= PB_EDGE_INDEX_MIN_ROWS && 4 * (y1 - y0) <= rows;
+	return rows >= PB_EDGE_INDEX_MIN_ROWS && 2 * (y1 - y0) <= rows;
 }
 
 /*

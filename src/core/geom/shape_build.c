@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../base/pb_vector.h"
 #include "shape_build.h"
 
 /* Names of PostGIS geometry types, as lwtype_name() prints them. */
@@ -120,12 +121,156 @@ GrowBox(PbShape *s, double xmin, double ymin, double xmax, double ymax)
 }
 
 /*
+ * One coordinate of the int path: *out is v as an int32 when v is an
+ * integer within +-PB_INT_LIMIT; returns 1 otherwise (NaN included), 0
+ * when it qualifies.  The conversion adds 1.5 * 2^52, which leaves v
+ * rounded to an integer in the low 32 bits of the sum (two's complement):
+ * unlike a cast, it is defined for every double and has no branch, so the
+ * loops below vectorize over it.
+ */
+static inline int
+IntCoord(double v, int32_t *out)
+{
+	double		shifted = v + 0x1.8p52;
+	uint64_t	bits;
+	int32_t		i;
+
+	memcpy(&bits, &shifted, 8);
+	i = (int32_t) (uint32_t) bits;
+	*out = i;
+	return !((v >= -PB_INT_LIMIT) & (v <= PB_INT_LIMIT)) | ((double) i != v);
+}
+
+/*
+ * Convert n native doubles, 8-byte aligned (a ring as PostGIS stores it:
+ * x, y, x, y, ...), to int32 at out; nonzero when one does not qualify
+ * (IntCoord).  The decoder's hottest loop, vectorized.
+ */
+PB_VECTOR_CLONES static int
+ConvertAligned(const double *restrict v, size_t n, int32_t *restrict out)
+{
+	int			bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bad |= IntCoord(v[i], &out[i]);
+	return bad;
+}
+
+/* ConvertAligned for any other layout: dims doubles a point, swapped when swap. */
+static int
+ConvertStrided(const uint8_t *coords, uint32_t n, int dims, int swap, int32_t *out)
+{
+	size_t		stride = (size_t) dims * 8;
+	int			bad = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		bad |= IntCoord(RawDouble(coords + i * stride, swap), &out[2 * i]) |
+			IntCoord(RawDouble(coords + i * stride + 8, swap), &out[2 * i + 1]);
+	return bad;
+}
+
+/* The box (xmin, ymin, xmax, ymax) of n int32 points (n >= 1). */
+PB_VECTOR_CLONES static void
+IntBox(const int32_t *restrict pts, uint32_t n, int32_t *restrict box)
+{
+	int32_t		xmin = pts[0],
+				ymin = pts[1],
+				xmax = pts[0],
+				ymax = pts[1];
+
+	for (size_t i = 1; i < n; i++)
+	{
+		xmin = pts[2 * i] < xmin ? pts[2 * i] : xmin;
+		xmax = pts[2 * i] > xmax ? pts[2 * i] : xmax;
+		ymin = pts[2 * i + 1] < ymin ? pts[2 * i + 1] : ymin;
+		ymax = pts[2 * i + 1] > ymax ? pts[2 * i + 1] : ymax;
+	}
+	box[0] = xmin;
+	box[1] = ymin;
+	box[2] = xmax;
+	box[3] = ymax;
+}
+
+/*
+ * A ring's signed area is -sum over its edges of dx * (y - y0): a vertical
+ * edge adds 0, and so does the closing edge (it is vertical, or it ends at
+ * y0).  Both sums below take edges 1..n-1 of n int32 points and set *bad
+ * when one of them is neither horizontal nor vertical.
+ *
+ * AreaSum64: in int64, with 32-bit differences, for a ring whose box is
+ * under 2^31 on each side and whose n terms cannot reach 2^62 together
+ * (the caller checks); vectorized.
+ */
+PB_VECTOR_CLONES static int64_t
+AreaSum64(const int32_t *restrict pts, uint32_t n, int *restrict bad)
+{
+	int64_t		sum = 0;
+	int			b = 0;
+
+	for (size_t i = 1; i < n; i++)
+	{
+		int32_t		dx = (int32_t) ((uint32_t) pts[2 * i] - (uint32_t) pts[2 * i - 2]);
+		int32_t		dy = (int32_t) ((uint32_t) pts[2 * i + 1] - (uint32_t) pts[1]);
+
+		b |= (dx != 0) & (pts[2 * i + 1] != pts[2 * i - 1]);
+		sum -= (int64_t) dx * dy;
+	}
+	*bad = b;
+	return sum;
+}
+
+/* AreaSum64 for any ring within +-2^30: terms under 2^62 in int64, summed in 128 bits. */
+static __int128
+AreaSum128(const int32_t *pts, uint32_t n, int *bad)
+{
+	__int128	sum = 0;
+	int			b = 0;
+
+	for (uint32_t i = 1; i < n; i++)
+	{
+		int64_t		dx = (int64_t) pts[2 * i] - pts[2 * i - 2];
+
+		b |= (dx != 0) & (pts[2 * i + 1] != pts[2 * i - 1]);
+		sum -= dx * ((int64_t) pts[2 * i + 1] - pts[1]);
+	}
+	*bad = b;
+	return sum;
+}
+
+/*
+ * The exact |area| of a ring of n int32 points (n >= 1) with box (xmin,
+ * ymin, xmax, ymax), or -1 when an edge (the closing one included) is
+ * neither horizontal nor vertical.
+ */
+static double
+RectilinearArea(const int32_t *pts, uint32_t n, const int32_t *box)
+{
+	double		w = (double) box[2] - box[0],
+				h = (double) box[3] - box[1];
+	int			bad;
+
+	if (pts[2 * (size_t) (n - 1)] != pts[0] && pts[2 * (size_t) (n - 1) + 1] != pts[1])
+		return -1.0;
+	if (w < 0x1p31 && h < 0x1p31 && (double) n * w * h < 0x1p62)
+	{
+		int64_t		sum = AreaSum64(pts, n, &bad);
+
+		return bad ? -1.0 : (double) (sum < 0 ? -sum : sum);
+	}
+	else
+	{
+		__int128	sum = AreaSum128(pts, n, &bad);
+
+		return bad ? -1.0 : (double) (sum < 0 ? -sum : sum);
+	}
+}
+
+/*
  * Store a ring as int32 points when it is rectilinear with integer
- * vertices within +-2^30, growing the box; return its |area| (exact: the
- * signed area is -sum over horizontal edges of dx * (y - y0), each term
- * under 2^62 in int64, summed in 128-bit integers), or -1 when it does
- * not qualify.  The byte order is a loop constant, so the loop is split
- * on it by the compiler; this is the decoder's hottest loop.
+ * vertices within +-2^30, growing the box; return its exact |area|, or -1
+ * when it does not qualify.  The points are converted first, then boxed,
+ * checked and summed from the int32 copy, each pass without a branch on
+ * the data.
  */
 static double
 TryIntRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
@@ -133,57 +278,21 @@ TryIntRing(PbShapeBuilder *sb, const uint8_t *coords, uint32_t npoints,
 {
 	PbBatch    *b = sb->b;
 	int32_t    *out;
-	int32_t		xmin = INT32_MAX,
-				ymin = INT32_MAX,
-				xmax = INT32_MIN,
-				ymax = INT32_MIN;
-	__int128	signed_area = 0;
-	size_t		stride = (size_t) dims * 8;
-	int64_t		px = 0,
-				py = 0,
-				y0 = 0;
+	int32_t		box[4];
+	double		area;
 
 	b->ipts = PbGrowArray(b->mem, b->ipts, &b->cap_ipts, b->nipts + npoints,
 						  2 * sizeof(int32_t));
 	out = b->ipts + 2 * (size_t) b->nipts;
-	for (uint32_t i = 0; i < npoints; i++)
-	{
-		double		x = RawDouble(coords + i * stride, swap);
-		double		y = RawDouble(coords + i * stride + 8, swap);
-		int32_t		ix,
-					iy;
-
-		if (!(x >= -PB_INT_LIMIT && x <= PB_INT_LIMIT && y >= -PB_INT_LIMIT && y <= PB_INT_LIMIT))
-			return -1.0;
-		ix = (int32_t) x;
-		iy = (int32_t) y;
-		if ((double) ix != x || (double) iy != y)
-			return -1.0;
-		out[2 * i] = ix;
-		out[2 * i + 1] = iy;
-		xmin = ix < xmin ? ix : xmin;
-		xmax = ix > xmax ? ix : xmax;
-		ymin = iy < ymin ? iy : ymin;
-		ymax = iy > ymax ? iy : ymax;
-		if (i == 0)
-			y0 = iy;
-		else
-		{
-			if (ix != px && iy != py)
-				return -1.0;
-			if (iy == py)
-				signed_area -= (ix - px) * (iy - y0);
-		}
-		px = ix;
-		py = iy;
-	}
-	/* the closing edge must be axis-aligned too */
-	if (px != out[0] && py != out[1])
+	if (dims == 2 && !swap && ((uintptr_t) coords & 7) == 0
+		? ConvertAligned((const double *) coords, 2 * (size_t) npoints, out)
+		: ConvertStrided(coords, npoints, dims, swap, out))
 		return -1.0;
-	if (py == out[1])
-		signed_area -= (out[0] - px) * (py - y0);
-	GrowBox(&sb->b->shapes[sb->shape], xmin, ymin, xmax, ymax);
-	return (double) (signed_area < 0 ? -signed_area : signed_area);
+	IntBox(out, npoints, box);
+	if ((area = RectilinearArea(out, npoints, box)) < 0.0)
+		return -1.0;
+	GrowBox(&b->shapes[sb->shape], box[0], box[1], box[2], box[3]);
+	return area;
 }
 
 /*

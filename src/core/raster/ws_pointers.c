@@ -6,19 +6,12 @@
  * j on ties: a strict <) is a select per lane.  x86-64's baseline (SSE2)
  * has no 64-bit compare, so on x86-64 with GCC the function is also built
  * for AVX2 and AVX-512 and the loader picks the best the CPU has
- * (target_clones); elsewhere it is built once, for the target.
+ * (PB_VECTOR_CLONES, base/pb_vector.h).
  */
 #include "ws_pointers.h"
 
+#include "../base/pb_vector.h"
 #include "watershed_rules.h"
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define WS_VECTOR_CLONES \
-	__attribute__((target_clones("avx512f", "avx2", "default"), \
-				   optimize("tree-vectorize", "vect-cost-model=dynamic")))
-#else
-#define WS_VECTOR_CLONES
-#endif
 
 /* Fold neighbour j (its key v) into the least so far (p, least). */
 #define WS_FOLD(j, v) \
@@ -29,7 +22,7 @@
 	} while (0)
 
 /* The 8-connected stretch: every neighbour's offset a loop-invariant scalar. */
-WS_VECTOR_CLONES static void
+PB_VECTOR_CLONES static void
 LeastOf8(const uint64_t *restrict key, const int64_t *off, int64_t n, uint8_t *restrict out)
 {
 	const int64_t o0 = off[0], o1 = off[1], o2 = off[2], o3 = off[3],
@@ -53,7 +46,7 @@ LeastOf8(const uint64_t *restrict key, const int64_t *off, int64_t n, uint8_t *r
 }
 
 /* The 4-connected stretch. */
-WS_VECTOR_CLONES static void
+PB_VECTOR_CLONES static void
 LeastOf4(const uint64_t *restrict key, const int64_t *off, int64_t n, uint8_t *restrict out)
 {
 	const int64_t o0 = off[0], o1 = off[1], o2 = off[2], o3 = off[3];
@@ -72,7 +65,7 @@ LeastOf4(const uint64_t *restrict key, const int64_t *off, int64_t n, uint8_t *r
 }
 
 /* See ws_pointers.h: a select per lane, as above. */
-WS_VECTOR_CLONES void
+PB_VECTOR_CLONES void
 PbWsMinimaOf(const uint64_t *restrict key, int64_t n, uint8_t done, uint8_t *restrict ptr,
 			 uint8_t *restrict seed)
 {

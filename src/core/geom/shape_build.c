@@ -199,7 +199,9 @@ IntBox(const int32_t *restrict pts, uint32_t n, int32_t *restrict box)
  *
  * AreaSum64: in int64, with 32-bit differences, for a ring whose box is
  * under 2^31 on each side and whose n terms cannot reach 2^62 together
- * (the caller checks); vectorized.
+ * (the caller checks); vectorized.  The sum and the check come back
+ * apart: GCC 12 does not vectorize the loop when the |area| is formed
+ * in the same function.
  */
 PB_VECTOR_CLONES static int64_t
 AreaSum64(const int32_t *restrict pts, uint32_t n, int *restrict bad)

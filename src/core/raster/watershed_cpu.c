@@ -624,11 +624,11 @@ InitKeys(WsCtx *c, int64_t i0, int64_t i1)
 
 /*
  * Levels (PbWsLevel), seeds and initial keys of a band of rows (runs with
- * markers: the only ones with levels); marker-less, no seed yet (the minima are known only from the least
- * keys: PointerRows sets them) and the keys (InitKeys).  The pointers'
- * pages are first touched here too, streaming, rather than by the
- * pointer pass while it reads the keys (which made that pass up to 1.6x
- * slower).
+ * markers: the only ones with levels); marker-less, no seed yet (the
+ * minima are known only from the least keys: PointerRows sets them) and
+ * the keys (InitKeys).  The pointers' pages are first touched here too,
+ * streaming, rather than by the pointer pass while it reads the keys
+ * (which made that pass up to 1.6x slower).
  */
 static void
 InitRows(void *arg, int64_t item)

@@ -78,3 +78,29 @@ SELECT count(*) AS pairs, round(jaccard_gpu(p.geom, q.geom)::numeric, 12) AS j
 FROM nuclei p, blobs_ext q WHERE p.geom && q.geom AND q.id IN (2, 100);
 SELECT count(*) AS pairs, round(jaccard_gpu(p.geom, q.geom)::numeric, 12) AS j
 FROM nuclei p, blobs_ext q WHERE p.geom && q.geom AND q.id = 2;
+-- plain inline values (boxes, all of one byte length) on the outer side:
+-- each repeats for the inner rows it meets and reuses the last row's
+-- shape; the next box, of the same length, is not taken for it; and a
+-- batch fill ending between repeats starts afresh
+CREATE TABLE nuclei_shifted AS SELECT id, ST_Translate(geom, 4, 3) AS geom FROM nuclei;
+CREATE INDEX ON nuclei_shifted USING gist (geom);
+ANALYZE nuclei_shifted;
+SELECT count(DISTINCT pg_column_size(geom)) AS lengths, bool_and(pg_column_compression(geom) IS NULL) AS plain
+FROM nuclei;
+CREATE TEMP VIEW boxes_outer AS
+SELECT p.geom AS a, q.geom AS b FROM nuclei p, LATERAL (SELECT geom FROM nuclei_shifted q WHERE q.geom && p.geom OFFSET 0) q;
+EXPLAIN (COSTS OFF) SELECT jaccard_gpu(a, b) FROM boxes_outer;
+CREATE TEMP TABLE boxes_postgis AS
+SELECT count(*) AS pairs, AVG(i / (ap + aq - i)) FILTER (WHERE i > 0) AS j FROM (
+  SELECT ST_Area(ST_Intersection(a, b)) AS i, ST_Area(a) AS ap, ST_Area(b) AS aq FROM boxes_outer) t;
+SELECT pairs, pairs > (SELECT count(*) FROM nuclei) AS repeats FROM boxes_postgis;
+CREATE TEMP VIEW boxes_check AS
+SELECT (c).pairs = b.pairs AS same_pairs, abs((c).jaccard_mean - b.j) < 1e-12 AS postgis_j
+FROM (SELECT pb_cross_compare(a, b) AS c FROM boxes_outer) t, boxes_postgis b;
+SELECT 'default' AS variant, * FROM boxes_check;
+SET pixelbox.batch_memory = 64;
+SELECT 'batch_memory 64kB' AS variant, * FROM boxes_check;
+SET pixelbox.device = cpu;
+SELECT 'batch_memory 64kB, device cpu' AS variant, * FROM boxes_check;
+RESET pixelbox.device;
+RESET pixelbox.batch_memory;

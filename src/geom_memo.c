@@ -12,10 +12,14 @@
  * one stored out of line is known by its TOAST pointer (same relation,
  * same value id: its bytes are not even fetched), a compressed inline one
  * by its compressed bytes (a hash of their first bytes and length, a hit
- * checked byte for byte against a copy, so nothing is decompressed).  Plain inline values (under ~2 KB, a
- * hundred vertices) decode faster than they would hash and are always
- * decoded.  The memo belongs to one fill of one batch (serial): a batch
- * computed and emptied starts a new serial, and the memo starts empty.
+ * checked byte for byte against a copy, so nothing is decompressed).
+ * Plain inline values (under ~2 KB, a hundred vertices) decode faster
+ * than they would hash: only the last one is kept, a copy of its bytes,
+ * and a row carrying the same bytes (the outer side of a nested loop
+ * repeats its value for each inner row) reuses its shape; other values
+ * differ from it within their first bytes (size, box).  The memo belongs
+ * to one fill of one batch (serial): a batch computed and emptied starts
+ * a new serial, and the memo starts empty.
  */
 #include "postgres.h"
 
@@ -81,10 +85,41 @@ ArenaKeep(PbGeomMemo *memo, const void *v, Size len, MemoryContext cxt)
 }
 
 /*
+ * Shape index in batch of plain inline value v, argument argno of fcinfo:
+ * the last such value's shape when v has the same bytes and that shape is
+ * in this fill (serial), else a new shape, whose bytes are kept in its
+ * stead.
+ */
+static uint32
+DecodeInline(FunctionCallInfo fcinfo, int argno, const struct varlena *v, PbBatch *batch,
+			 uint64 serial, PbGeomMemo *memo, MemoryContext cxt, const char *caller)
+{
+	Size		len = VARSIZE_ANY(v);
+	uint32		shape;
+
+	if (memo->last_serial == serial && memo->last_len == len && memcmp(memo->last, v, len) == 0)
+		return memo->last_shape;
+	shape = PbDecodeGeometryArg(fcinfo, argno, batch, caller);
+	if (len > memo->last_cap)
+	{
+		if (memo->last)
+			pfree(memo->last);
+		memo->last_cap = Max(len, 4096);
+		memo->last = MemoryContextAlloc(cxt, memo->last_cap);
+	}
+	memcpy(memo->last, v, len);
+	memo->last_len = len;
+	memo->last_shape = shape;
+	memo->last_serial = serial;
+	return shape;
+}
+
+/*
  * Shape index in batch of geometry argument argno of fcinfo: a memoized
  * value's shape when it was decoded into this fill (serial) of the batch,
  * else a new shape (PbDecodeGeometryArg), memoized when the value is
- * stored out of line or compressed.
+ * stored out of line or compressed, kept as the last one when it is plain
+ * inline.
  */
 uint32
 PbDecodeGeometryArgMemo(FunctionCallInfo fcinfo, int argno, PbBatch *batch, uint64 serial,
@@ -110,6 +145,8 @@ PbDecodeGeometryArgMemo(FunctionCallInfo fcinfo, int argno, PbBatch *batch, uint
 		len = VARSIZE(v);
 		id = hash_bytes_extended((const unsigned char *) v, (int) Min(len, MEMO_HASH_BYTES), len);
 	}
+	else if (!VARATT_IS_EXTERNAL(v) && !VARATT_IS_COMPRESSED(v))
+		return DecodeInline(fcinfo, argno, v, batch, serial, memo, cxt, caller);
 	else
 		return PbDecodeGeometryArg(fcinfo, argno, batch, caller);
 	if (memo->serial != serial)

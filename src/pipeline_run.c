@@ -69,12 +69,14 @@ RunCleanup(void *arg)
 /*
  * Start a run in cxt (its memory, and its cleanup when cxt goes): the GPU
  * as its device when it is wanted and free, the settings, the threads.
- * A run of tasks tasks known in advance (> 0) starts no more threads than
- * it has tasks: a small run (one key of many, a small group) would spend
- * more starting idle threads than computing.
+ * A run of at most tasks tasks (> 0) starts no more threads than that: a
+ * small run (one key of many, a small group) would spend more starting
+ * idle threads than computing.  A source (not NULL) is the batch every
+ * task will borrow from: the GPU starts taking its points at once, while
+ * the caller makes the tasks.
  */
 PbPipeRun *
-PbPipeRunStart(MemoryContext cxt, const char *caller, int64 tasks)
+PbPipeRunStart(MemoryContext cxt, const char *caller, int64 tasks, const PbBatch *source)
 {
 	PbPipeRun	   *r = MemoryContextAllocZero(cxt, sizeof(PbPipeRun));
 	PbPipeConfig c;
@@ -94,6 +96,7 @@ PbPipeRunStart(MemoryContext cxt, const char *caller, int64 tasks)
 	c.device = r->has_device ? &r->device : NULL;
 	c.migration = pb_migration;
 	c.staged = !pb_pipelined;
+	c.source = source;
 	PbSeamsPipeline(&c, cxt);
 	r->pipe = PbPipeStart(&c);
 	if (r->pipe == NULL)

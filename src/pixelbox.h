@@ -108,6 +108,12 @@ typedef struct PbGeomMemo
 	char	   *arena;			/* copies of the compressed values */
 	Size		arena_len,
 				arena_cap;
+	/* the last plain inline value decoded, to know it again in the next row */
+	uint64		last_serial;	/* the fill its shape is in; 0: none */
+	uint32		last_shape;
+	char	   *last;			/* a copy of its bytes */
+	Size		last_len,
+				last_cap;
 } PbGeomMemo;
 
 extern uint32 PbDecodeGeometryArgMemo(FunctionCallInfo fcinfo, int argno, PbBatch *batch,
@@ -185,7 +191,8 @@ extern void PbSeamsPipeline(struct PbPipeConfig *c, MemoryContext cxt);
 typedef struct PbPipeRun PbPipeRun;
 struct PbTask;
 struct PbCompareAcc;
-extern PbPipeRun *PbPipeRunStart(MemoryContext cxt, const char *caller, int64 tasks);
+extern PbPipeRun *PbPipeRunStart(MemoryContext cxt, const char *caller, int64 tasks,
+								  const struct PbBatch *source);
 extern void PbPipeRunFeed(PbPipeRun *r, struct PbTask *t);
 extern void PbPipeRunAddTileTime(PbPipeRun *r, double seconds);
 extern void PbPipeRunAddMerge(PbPipeRun *r, int64 chunks, double seconds, int64 shared,

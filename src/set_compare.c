@@ -695,8 +695,10 @@ WarnIfApart(const SetsState *s, const char *caller)
  * Run the pipeline over the two sets cut into grid tiles: totals into acc,
  * matched[i] set for every shape intersecting the other set, and when
  * emit is given, every pair of positive area to it (after the run, on
- * this thread).  Tasks and the run live in the state's context, whose
- * reset stops the threads before any of that memory goes.
+ * this thread).  The run starts before the tiling, capped at the tiles
+ * the grid can have, so that the GPU takes the merged points while the
+ * shapes are tiled.  Tasks and the run live in the state's context,
+ * whose reset stops the threads before any of that memory goes.
  */
 static void
 RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void *ctx,
@@ -704,11 +706,13 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void
 {
 	PbTiling	tl;
 	PbPipeRun	   *run;
-	double		t0 = NowSeconds();
+	double		t0;
 
 	WarnIfApart(s, caller);
+	run = PbPipeRunStart((MemoryContext) s->mem.ctx, caller,
+						 (int64) s->batch.nshapes / pb_tile_shapes + 1, &s->batch);
+	t0 = NowSeconds();
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
-	run = PbPipeRunStart((MemoryContext) s->mem.ctx, caller, tl.ntasks);
 	PbPipeRunAddTileTime(run, NowSeconds() - t0);
 	PbPipeRunAddMerge(run, s->merged_chunks, s->merge_s, s->shared_chunks, s->inline_chunks);
 	PbPipeRunExpect(run, tl.ntasks);

@@ -209,7 +209,7 @@ static void
 FeedPending(TileSets *s)
 {
 	if (s->run == NULL)
-		s->run = PbPipeRunStart(s->cxt, "pb_compare_sets", -1);	/* tiles still coming */
+		s->run = PbPipeRunStart(s->cxt, "pb_compare_sets", -1, NULL);	/* tiles still coming */
 	while (s->nfed < s->ntasks)
 		PbPipeRunFeed(s->run, s->tasks[s->nfed++]);
 }

@@ -178,6 +178,7 @@ typedef struct FakeDevice
 				releases,
 				stages_at_hold; /* stages before the (last) hold */
 	const PbBatch *held;		/* the source held, or NULL */
+	const PbBatch *asked;		/* the source last asked to hold */
 	int			foreign_parts;	/* parts staged while held not borrowing it */
 } FakeDevice;
 
@@ -342,6 +343,7 @@ FakeHold(void *ctx, const PbBatch *src)
 
 	d->holds++;
 	d->stages_at_hold = d->stages;
+	d->asked = src;
 	d->held = d->hold_answer ? src : NULL;
 	return d->hold_answer;
 }
@@ -614,16 +616,18 @@ test_pipeline_device_migration(void)
 
 /*
  * A device that holds the tasks' source: asked once, before its first
- * batch; every part staged while it holds borrows that source; let go once
- * at the end, also when the device failed midway and through the
- * aggregator's throttle (pixelbox.pipeline_throttle); a device that
- * declines is never told to let go.  The answers are the brute force's
- * throughout.
+ * batch, or at the start when the run names the source (then even a run
+ * given no task holds it); every part staged while it holds borrows that
+ * source; let go once at the end, also when the device failed midway and
+ * through the aggregator's throttle (pixelbox.pipeline_throttle); a device
+ * that declines is never told to let go.  The answers are the brute
+ * force's throughout.
  */
 void
 test_pipeline_device_holds_source(void)
 {
-	static const char *const runs[4] = {"held", "declined", "held, device fails", "held, aggregator slowed"};
+	static const char *const runs[6] = {"held", "declined", "held, device fails", "held, aggregator slowed",
+	"named at the start", "named at the start, no task"};
 	Rng			r = {0x401d};
 	Sets		s;
 	Outcome		want,
@@ -636,7 +640,7 @@ test_pipeline_device_holds_source(void)
 
 	MakeSets(&s, &r, 400, 300, 1);
 	BruteForce(&s, &want);
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 6; k++)
 	{
 		dev = FakeOps(&fd);
 		dev.hold = FakeHold;
@@ -646,12 +650,29 @@ test_pipeline_device_holds_source(void)
 		PbPipeConfigDefaults(&c, 3);
 		c.device = &dev;
 		c.batch_pairs = 64;
+		c.source = k >= 4 ? &s.b : NULL;
 		if (k == 3)
 			SlowDown(&c, &th, &dev, 0, 200);
 		pb_test_context("%s", runs[k]);
+		if (k == 5)
+		{
+			PbPipeline *p = PbPipeStart(&c);
+
+			CHECK(p != NULL && PbPipeFinish(p, NULL, NULL));
+			PbPipeGetStats(p, &st);
+			PbPipeDestroy(p);
+			CHECK_INT(fd.holds, 1);
+			CHECK(fd.asked == &s.b);
+			CHECK_INT(fd.releases, 1);
+			CHECK_INT(st.source_held, 1);
+			CHECK_INT(fd.stages, 0);
+			FakeFree(&fd);
+			continue;
+		}
 		CHECK(RunPipeline(&s, &c, 20, &got, &st));
 		CheckSame(&want, &got);
 		CHECK_INT(fd.holds, 1);
+		CHECK(fd.asked == &s.b);
 		CHECK_INT(fd.stages_at_hold, 0);
 		CHECK_INT(fd.releases, k != 1);
 		CHECK(fd.held == NULL);

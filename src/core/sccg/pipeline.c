@@ -571,26 +571,39 @@ GatherBatch(PbPipeline *p, AggBatch *b)
 }
 
 /*
+ * Ask the device, with nothing in flight, to hold src, the source the
+ * tasks borrow from, so that the points of every batch cross to it once
+ * (device.h); at most once a run, timed for the report.
+ */
+static void
+HoldSource(PbPipeline *p, const PbBatch *src, ThreadOut *out)
+{
+	const PbPipeDevice *dev = p->cfg.device;
+	double		t0 = PbMonotonicSeconds();
+
+	p->src_tried = 1;
+	p->src_held = dev->hold(dev->ctx, src);
+	out->st.source_held = p->src_held;
+	out->st.hold_s = PbMonotonicSeconds() - t0;
+	out->st.aggregate_device.busy_s += out->st.hold_s;
+}
+
+/*
  * Fill the batch's device parts (materializing the tasks whose filtering
  * moved to the device) and stage them on the device; 0 (with the reason in
- * err) if that failed.  The first time, with nothing in flight yet, the
- * device is asked to hold the source the tasks borrow from, so that the
- * points of every batch cross to it once (device.h).
+ * err) if that failed.  The source the tasks borrow from is held first
+ * when the run did not name it at its start.
  */
 static int
 StageOnDevice(PbPipeline *p, AggBatch *b, ThreadOut *out, char *err, size_t err_len)
 {
 	const PbPipeDevice *dev = p->cfg.device;
-	double		t0 = PbMonotonicSeconds();
+	double		t0;
 	int			ok;
 
 	if (!p->src_tried && dev->hold != NULL && b->n > 0)
-	{
-		p->src_tried = 1;
-		p->src_held = dev->hold(dev->ctx, b->tasks[0]->src);
-		out->st.source_held = p->src_held;
-		out->st.hold_s = PbMonotonicSeconds() - t0;
-	}
+		HoldSource(p, b->tasks[0]->src, out);
+	t0 = PbMonotonicSeconds();
 
 	for (uint32_t i = 0; i < b->n; i++)
 	{
@@ -823,6 +836,8 @@ AggMain(void *arg)
 			return ThreadLeftStoppedRun(p, out);
 	}
 	pb_oom_recover = &recover;
+	if (p->cfg.source != NULL && p->cfg.device != NULL && p->cfg.device->hold != NULL)
+		HoldSource(p, p->cfg.source, out);
 	pthread_mutex_lock(&p->lock);
 	AggLoop(p, out);
 	pthread_mutex_unlock(&p->lock);

@@ -144,6 +144,10 @@ typedef struct PbPipeConfig
 	PbPipeSteps steps;			/* the CPU threads' work on a task */
 	PbPipeWrapMem wrap_mem;		/* NULL: the tasks' memory straight from the pool */
 	void	   *wrap_mem_ctx;
+	const PbBatch *source;		/* the batch every task will borrow from, when
+								 * known at the start: the device is asked to
+								 * hold it at once, while the caller still makes
+								 * the tasks (NULL: at the first device batch) */
 } PbPipeConfig;
 
 /* Stage figures of one run, for the report. */

@@ -23,7 +23,7 @@ PG_MODULE_MAGIC;
 int			pb_device = PB_DEVICE_AUTO;
 int			pb_cpu_method = PB_METHOD_AUTO;
 int			pb_gpu_method = PB_GPU_BITMAP;
-int			pb_batch_memory_kb = 16384;
+int			pb_batch_memory_kb = 1024;
 int			pb_gpu_memory_mb = 1024;
 int			pb_host_memory_mb = 0;
 int			pb_gpus = 0;
@@ -158,7 +158,7 @@ _PG_init(void)
 	DefineCustomIntVariable("pixelbox.batch_memory",
 							"Memory for the pairs an aggregate batches before computing them.",
 							NULL,
-							&pb_batch_memory_kb, 16384, 64, MAX_KILOBYTES,
+							&pb_batch_memory_kb, 1024, 64, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomBoolVariable("pixelbox.force_ewkb",
 							 "Decode geometries through EWKB instead of reading PostGIS's storage format.",

@@ -710,7 +710,8 @@ RunSets(SetsState *s, PbCompareAcc *acc, uint8 *matched, PbSetsPairFn emit, void
 
 	WarnIfApart(s, caller);
 	run = PbPipeRunStart((MemoryContext) s->mem.ctx, caller,
-						 (int64) s->batch.nshapes / pb_tile_shapes + 1, &s->batch);
+						 (int64) PbTileGridMaxTasks(s->batch.nshapes, (uint32) pb_tile_shapes),
+						 &s->batch);
 	t0 = NowSeconds();
 	PbTileGrid(&tl, &s->batch, s->in_a, (uint32) pb_tile_shapes, &s->mem, PbCpuThreads());
 	PbPipeRunAddTileTime(run, NowSeconds() - t0);

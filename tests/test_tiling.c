@@ -239,6 +239,8 @@ CheckAllThreads(const char *what, const TileSets *s)
 							grains[gi], threads[ti]);
 			PbTileGrid(&got, &s->b, s->in_a, grains[gi], &PbMallocAllocator, threads[ti]);
 			CheckSameTiling(&got, &want);
+			/* the bound known before tiling holds for every cell, tasks or not */
+			CHECK((uint64_t) got.nx * got.ny <= PbTileGridMaxTasks(s->b.nshapes, grains[gi]));
 			PbTilingFree(&got, &PbMallocAllocator);
 		}
 		free(want.tl.tasks);

@@ -13,22 +13,19 @@
 #ifndef PB_BASE_VECTOR_H
 #define PB_BASE_VECTOR_H
 
+/*
+ * PB_POPCOUNT_CLONES is for a function that counts bits
+ * (__builtin_popcountll): x86-64's baseline has no popcount instruction,
+ * so GCC calls a libgcc routine there; it builds the function also for
+ * CPUs that have one.
+ */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define PB_VECTOR_CLONES \
 	__attribute__((target_clones("avx512f", "avx2", "default"), \
 				   optimize("tree-vectorize", "vect-cost-model=dynamic")))
-#else
-#define PB_VECTOR_CLONES
-#endif
-
-/*
- * For a function that counts bits (__builtin_popcountll): x86-64's
- * baseline has no popcount instruction, so GCC calls a libgcc routine
- * there; this builds the function also for CPUs that have one.
- */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define PB_POPCOUNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else
+#define PB_VECTOR_CLONES
 #define PB_POPCOUNT_CLONES
 #endif
 

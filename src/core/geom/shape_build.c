@@ -248,7 +248,8 @@ static double
 RectilinearArea(const int32_t *pts, uint32_t n, const int32_t *box)
 {
 	double		w = (double) box[2] - box[0],
-				h = (double) box[3] - box[1];
+				h = (double) box[3] - box[1],
+				area;
 	int			bad;
 
 	if (pts[2 * (size_t) (n - 1)] != pts[0] && pts[2 * (size_t) (n - 1) + 1] != pts[1])
@@ -257,14 +258,15 @@ RectilinearArea(const int32_t *pts, uint32_t n, const int32_t *box)
 	{
 		int64_t		sum = AreaSum64(pts, n, &bad);
 
-		return bad ? -1.0 : (double) (sum < 0 ? -sum : sum);
+		area = (double) (sum < 0 ? -sum : sum);
 	}
 	else
 	{
 		__int128	sum = AreaSum128(pts, n, &bad);
 
-		return bad ? -1.0 : (double) (sum < 0 ? -sum : sum);
+		area = (double) (sum < 0 ? -sum : sum);
 	}
+	return bad ? -1.0 : area;
 }
 
 /*

@@ -222,6 +222,23 @@ CellTotal(const TileJob *job, uint32_t nranges, uint32_t c, uint32_t set)
 	return sum;
 }
 
+/* The cells the grid aims at for n shapes of per_tile a tile (per_tile >= 1). */
+static uint32_t
+GridCells(uint32_t n, uint32_t per_tile)
+{
+	return n / per_tile + 1;
+}
+
+/* See tiling.h: the cells of PbTileGrid's grid bound its tasks. */
+uint64_t
+PbTileGridMaxTasks(uint32_t nshapes, uint32_t per_tile)
+{
+	uint64_t	cells = GridCells(nshapes, per_tile ? per_tile : 1);
+
+	/* PbTileGridSize rounds the rows up: nx * ny < cells + nx <= 2 * cells */
+	return 2 * cells;
+}
+
 /*
  * The tasks: one per cell holding both sets (no pair can form elsewhere),
  * in cell order; each range's counts in a task's cell become its write
@@ -309,7 +326,7 @@ PbTileGrid(PbTiling *tl, const PbBatch *b, const uint8_t *in_a, uint32_t per_til
 	job.ranges = mem->alloc(mem->ctx, sizeof(TileRange) * nranges);
 	n = Boxes(&job, nranges, &run, &ext);
 
-	PbTileGridSize(ext, n / per_tile + 1, &tl->nx, &tl->ny);
+	PbTileGridSize(ext, GridCells(n, per_tile), &tl->nx, &tl->ny);
 	PbTileAxisInit(&job.x, mem, ext.xmin, ext.xmax, tl->nx);
 	PbTileAxisInit(&job.y, mem, ext.ymin, ext.ymax, tl->ny);
 	job.ncell = tl->nx * tl->ny;

@@ -35,4 +35,10 @@ extern void PbTileGrid(PbTiling *tl, const PbBatch *b, const uint8_t *in_a,
 					   uint32_t per_tile, const PbAllocator *mem, int threads);
 extern void PbTilingFree(PbTiling *tl, const PbAllocator *mem);
 
+/*
+ * At most how many tasks PbTileGrid makes of nshapes shapes at per_tile a
+ * tile, known before tiling: a cap on the threads of the run taking them.
+ */
+extern uint64_t PbTileGridMaxTasks(uint32_t nshapes, uint32_t per_tile);
+
 #endif							/* PB_TILING_H */

@@ -77,6 +77,9 @@
 	X(test_edge_index_blob_pairs) \
 	X(test_edge_index_when_used) \
 	X(test_edge_index_batch_refilled) \
+	/* test_bitmap_solid.c */ \
+	X(test_bitmap_solid_pairs) \
+	X(test_bitmap_solid_when_kept) \
 	/* test_general.c */ \
 	X(test_general_convex_clip) \
 	X(test_general_star_vs_convex) \

@@ -10,114 +10,64 @@
  * the pixels whose centres are inside the shape (even-odd rule), and the
  * area is the popcount of the AND of the two bitmaps.  Pixels are unit
  * squares, so this is exact.  The per-edge and per-word rules are those
- * of bitmap_rules.h, which the GPU's bitmap kernel applies too.  A window
- * beyond PB_BITMAP_HARD_WORDS (only a forced method gets there) goes to
- * the sweep, which gives the same answer without the memory.
+ * of bitmap_rules.h, which the GPU's bitmap kernel applies too.  A shape
+ * that pairs in a row share (the outer side of a nested-loop join) has its
+ * pixels kept whole (bitmap_solid.h): a pair with it fills only the other
+ * shape's flags.  A window beyond PB_BITMAP_HARD_WORDS (only a forced
+ * method gets there) goes to the sweep, which gives the same answer
+ * without the memory.
  */
 #include <string.h>
 
 #include "../base/pb_vector.h"
 #include "batch.h"
+#include "bitmap_fill.h"
 #include "bitmap_rules.h"
-#include "edge_index.h"
+#include "bitmap_solid.h"
 
 /* Largest bitmap this engine builds, in 64-bit words per shape (32 MB). */
 #define PB_BITMAP_HARD_WORDS ((size_t) 1 << 22)
 /* Words between two interrupt polls. */
 #define BITMAP_POLL_WORDS 65536
 
-/* Integer bounds of the window [x0,x1) x [y0,y1). */
-typedef struct IWindow
-{
-	int64_t		x0,
-				y0,
-				x1,
-				y1;
-} IWindow;
-
 /*
- * Flip the two flags of an edge's place f in bits.  A flip past the
- * window's rows (row_hi == rows) lands in the bitmap's spare row, which
- * nothing reads: no branch on where the edge ends.
+ * |o ∩ k| over window w when k's pixels are kept (bitmap_solid.h): o's
+ * flags over w widened left to the kept words' grid, spread down and along
+ * o's rows and ANDed with k's.
  */
-static inline void
-Flip(uint64_t *bits, size_t nw, const PbEdgeFlags *f)
+PB_POPCOUNT_CLONES static int64_t
+CountAgainstKept(PbScratch *s, const PbBatch *b, const PbShape *o, const PbIWindow *w,
+				 const PbSolidView *k)
 {
-	uint64_t	bit = (uint64_t) 1 << (f->col & 63);
+	PbIWindow	wo = {k->x0 + 64 * ((w->x0 - k->x0) / 64), w->y0, w->x1, w->y1};
+	size_t		nw = (size_t) ((wo.x1 - wo.x0 + 63) / 64),
+				rows = (size_t) (wo.y1 - wo.y0);
+	const uint64_t *kb = k->bits + (size_t) (wo.y0 - k->y0) * k->nw + (size_t) (wo.x0 - k->x0) / 64;
+	uint64_t   *bo = PbScratchGet(s, 0, (rows + 1) * nw * sizeof(uint64_t)),
+				lastmask = PbBitmapLastMask(wo.x1 - wo.x0);
+	int64_t		count = 0;
 
-	bits[(size_t) f->row_lo * nw + (size_t) (f->col >> 6)] ^= bit;
-	bits[(size_t) f->row_hi * nw + (size_t) (f->col >> 6)] ^= bit;
-}
-
-/*
- * FillFlags through a shape's index: the edges of the bands the window's
- * rows fall in, each taken in the first of those bands that lists it.
- */
-static void
-FillFlagsBands(uint64_t *bits, size_t nw, const PbEdgeBands *ix, const IWindow *w)
-{
-	PbEdgeFlags f;
-	int64_t		k0 = (w->y0 - ix->ymin) >> ix->shift,
-				k1 = (w->y1 - 1 - ix->ymin) >> ix->shift;
-
-	k0 = k0 > 0 ? k0 : 0;
-	k1 = k1 < (int64_t) ix->nbands - 1 ? k1 : (int64_t) ix->nbands - 1;
-	for (int64_t k = k0; k <= k1; k++)
-		for (uint32_t i = ix->start[k]; i < ix->start[k + 1]; i++)
-		{
-			const int32_t *e = ix->edges + 3 * (size_t) i;
-
-			if ((k == k0 || ((e[1] - ix->ymin) >> ix->shift) == k) &&
-				PbBitmapEdgeFlags(e[0], e[1], e[0], e[2], w->x0, w->y0, w->x1, w->y1, &f))
-				Flip(bits, nw, &f);
-		}
-}
-
-/*
- * Flip the edge flags of every vertical edge of shape s into bits at its
- * first row and the row past its last (the spare row past the window's
- * top), by the rule of bitmap_rules.h.  A large shape met again in the
- * batch is read through its index of edges by row band (edge_index.h): a
- * blob of a thousand points meets this once for every nucleus it overlaps.
- * Else the rings are read in place, each edge from the point before (the
- * last point for the first): only vertical edges left of the window's
- * right side reach the rule.
- */
-static void
-FillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
-		  const IWindow *w)
-{
-	PbEdgeFlags f;
-	PbEdgeBands ix;
-
-	if (PbEdgeBandsMayHelp(s, w->y0, w->y1) && PbEdgeBandsFor(sc, b, s, w->y0, w->y1, &ix))
+	memset(bo, 0, (rows + 1) * nw * sizeof(uint64_t));
+	PbBitmapFillFlags(s, bo, nw, b, o, &wo);
+	for (size_t r = 0; r < rows; r++, kb += k->nw)
 	{
-		FillFlagsBands(bits, nw, &ix, w);
-		return;
-	}
-	for (uint32_t r = s->ring_first; r < s->ring_first + s->nrings; r++)
-	{
-		const int32_t *pts = b->ipts + 2 * (size_t) b->rings[r].start;
-		uint32_t	n = b->rings[r].npoints;
-		int32_t		px,
-					py;
+		uint64_t   *row = bo + r * nw,
+				   *above = r ? row - nw : NULL,
+					carry = 0;
 
-		if (n == 0)
-			continue;
-		px = pts[2 * (size_t) (n - 1)];
-		py = pts[2 * (size_t) (n - 1) + 1];
-		for (uint32_t i = 0; i < n; i++)
+		for (size_t i = 0; i < nw; i++)
 		{
-			int32_t		x = pts[2 * (size_t) i],
-						y = pts[2 * (size_t) i + 1];
+			/* down the column first: this row's flags from the one above */
+			uint64_t	v = PbBitmapPrefixXor(above ? (row[i] ^= above[i]) : row[i], carry),
+						both = v & kb[i];
 
-			if (x == px && x < w->x1 &&
-				PbBitmapEdgeFlags(px, py, x, y, w->x0, w->y0, w->x1, w->y1, &f))
-				Flip(bits, nw, &f);
-			px = x;
-			py = y;
+			carry = v >> 63;
+			if (i + 1 == nw)
+				both &= lastmask;
+			count += __builtin_popcountll(both);
 		}
 	}
+	return count;
 }
 
 /* Exact area of p ∩ q for two PB_SHAPE_INT shapes with overlapping boxes. */
@@ -126,7 +76,7 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 			 const PbShape *q)
 {
 	PbBox		box = PbWindow(p, q);
-	IWindow		w = {(int64_t) box.xmin, (int64_t) box.ymin, (int64_t) box.xmax, (int64_t) box.ymax};
+	PbIWindow	w = {(int64_t) box.xmin, (int64_t) box.ymin, (int64_t) box.xmax, (int64_t) box.ymax};
 	size_t		nw,
 				words;
 	uint64_t   *bp,
@@ -134,6 +84,7 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 				lastmask;
 	int64_t		count = 0;
 	size_t		work = 0;
+	PbSolidView kept;
 
 	if (w.x1 <= w.x0 || w.y1 <= w.y0)
 		return 0.0;
@@ -141,12 +92,15 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 		return PbAreaSweep(s, b, p, q);
 	nw = (size_t) ((w.x1 - w.x0 + 63) / 64);
 	words = nw * (size_t) (w.y1 - w.y0);
+	if (PbSolidFor(s, b, (uint32_t) (p - b->shapes), (uint32_t) (q - b->shapes), words, &kept))
+		return (double) CountAgainstKept(s, b, kept.shape == (uint32_t) (p - b->shapes) ? q : p,
+										 &w, &kept);
 	/* each bitmap has a spare row past the window's for Flip */
 	bp = PbScratchGet(s, 0, 2 * (words + nw) * sizeof(uint64_t));
 	bq = bp + words + nw;
 	memset(bp, 0, 2 * (words + nw) * sizeof(uint64_t));
-	FillFlags(s, bp, nw, b, p, &w);
-	FillFlags(s, bq, nw, b, q, &w);
+	PbBitmapFillFlags(s, bp, nw, b, p, &w);
+	PbBitmapFillFlags(s, bq, nw, b, q, &w);
 	lastmask = PbBitmapLastMask(w.x1 - w.x0);
 	for (size_t row = 0; row < words; row += nw)
 	{

@@ -12,6 +12,7 @@
 
 #include "../base/pb_base.h"
 #include "batch.h"
+#include "bitmap_solid.h"
 #include "edge_index.h"
 #include "shape_build.h"
 
@@ -207,6 +208,7 @@ PbScratchFree(PbScratch *s)
 		if (s->buf[i])
 			s->mem->release(s->mem->ctx, s->buf[i]);
 	PbEdgeCacheFree(s);
+	PbSolidCacheFree(s);
 	PbScratchInit(s, s->mem);
 }
 

@@ -160,6 +160,8 @@ typedef enum PbMethod
 
 /* Indexes of large shapes' edges kept across pairs (edge_index.h). */
 typedef struct PbEdgeCache PbEdgeCache;
+/* The pixels of a shape that pairs in a row share (bitmap_solid.h). */
+typedef struct PbSolidCache PbSolidCache;
 
 /* Scratch buffers reused across pairs by the engines. */
 typedef struct PbScratch
@@ -168,6 +170,7 @@ typedef struct PbScratch
 	void	   *buf[6];
 	size_t		cap[6];
 	PbEdgeCache *edges;			/* NULL until a large shape is met twice */
+	PbSolidCache *solid;		/* NULL until the edge-flag engine first runs */
 } PbScratch;
 
 extern void PbScratchInit(PbScratch *s, const PbAllocator *mem);

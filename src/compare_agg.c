@@ -102,6 +102,7 @@ StateInit(PbAggStateHeader *head, FunctionCallInfo fcinfo)
 	PbBatchInit(&s->batch[0], &s->mem);
 	PbBatchInit(&s->batch[1], &s->mem);
 	PbScratchInit(&s->scratch, &s->mem);
+	s->scratch.keep_runs = true;	/* a join's rows: the outer value comes back */
 	PbCompareInit(&s->acc);
 	s->caller = AggregateName(fcinfo, cxt);
 	cb->func = StateGone;

@@ -4,9 +4,9 @@
  * against brute-force pixel truths: a shape against many others in a row,
  * in either argument, at every offset from its 64-pixel words, narrower and
  * wider than a word, with negative coordinates and self-crossing rings; a
- * shape against itself; when a shape is kept (a nucleus at its second
- * pair, a blob once its pairs would have paid for it, never a shape over
- * the size limit or one of an earlier batch).
+ * shape against itself; when a shape is kept (a nucleus once it has been
+ * in a few pairs in a row, a blob once its pairs would have paid for it,
+ * never a shape over the size limit or one of an earlier batch).
  */
 #include <stdlib.h>
 
@@ -46,9 +46,10 @@ Truth(const TGeom *a, const TGeom *b)
 /*
  * Host shapes of many sizes (3 px to 300 px across, a word's edges
  * included), each against 40 random shapes over it, in a row: the host
- * first, then second, then the others each twice in a row (they are
- * kept in turn), then the host against itself; every area is the pixel
- * truth.
+ * first, then second (the host is kept), then the others each three
+ * times in a row against three other copies of the host (each other is
+ * kept in turn, the host's flags filled on its words), then the host
+ * against itself; every area is the pixel truth.
  */
 void
 test_bitmap_solid_pairs(void)
@@ -60,6 +61,7 @@ test_bitmap_solid_pairs(void)
 
 	PbBatchInit(&b, &PbMallocAllocator);
 	PbScratchInit(&sc, &PbMallocAllocator);
+	sc.keep_runs = true;
 	for (int iter = 0; iter < 16; iter++)
 	{
 		int64_t		span = iter < 4 ? RngRange(&rng, 3, 70) : RngRange(&rng, 60, 300),
@@ -71,6 +73,7 @@ test_bitmap_solid_pairs(void)
 		TGeom	   *other[40];
 		double		truth[40];
 		uint32_t	h = Decode(&b, host),
+					copy[3] = {Decode(&b, host), Decode(&b, host), Decode(&b, host)},
 					o[40];
 
 		for (int i = 0; i < nother; i++)
@@ -95,9 +98,10 @@ test_bitmap_solid_pairs(void)
 		}
 		for (int i = 0; i < nother; i++)
 		{
-			pb_test_context("iter %d other %d twice", iter, i);
-			CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, o[i], h, PB_METHOD_BITMAP), truth[i]);
-			CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, h, o[i], PB_METHOD_BITMAP), truth[i]);
+			pb_test_context("iter %d other %d three times", iter, i);
+			CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, o[i], copy[0], PB_METHOD_BITMAP), truth[i]);
+			CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, copy[1], o[i], PB_METHOD_BITMAP), truth[i]);
+			CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, o[i], copy[2], PB_METHOD_BITMAP), truth[i]);
 		}
 		pb_test_context("iter %d host against itself", iter);
 		CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, h, h, PB_METHOD_BITMAP), Truth(host, host));
@@ -121,8 +125,8 @@ Rect(double x0, double y0, double x1, double y1)
 }
 
 /*
- * When a shape is kept: not at its first pair, nor in a batch without a
- * serial; a nucleus at its second pair in a row, in either argument; a
+ * When a shape is kept: never in a scratch without keep_runs; not before
+ * its PB_SOLID_MIN_RUN-th pair in a row, nor in a batch without a serial; then a nucleus, in either argument; a
  * blob of 10 x 200 words against windows of 10 words once it has been in
  * as many pairs in a row as its size asks; never a shape over
  * PB_SOLID_MAX_WORDS; a shape of an earlier batch is never served.
@@ -156,8 +160,15 @@ test_bitmap_solid_when_kept(void)
 	bl = Decode(&b, blob);
 	hu = Decode(&b, huge);
 
-	CHECK(!PbSolidFor(&sc, &b, d, n, 10, &v));	/* first pair */
-	CHECK(PbSolidFor(&sc, &b, d, n, 10, &v));	/* n again: a nucleus, kept */
+	for (int run = 0; run < 8; run++)	/* a scratch that does not keep shapes */
+		CHECK(!PbSolidFor(&sc, &b, d, n, 10, &v));
+	sc.keep_runs = true;
+	PbScratchFree(&sc);			/* the owner's choice survives */
+	CHECK(sc.keep_runs);
+
+	for (int run = 1; run < PB_SOLID_MIN_RUN; run++)
+		CHECK(!PbSolidFor(&sc, &b, d, n, 10, &v));	/* too few pairs yet */
+	CHECK(PbSolidFor(&sc, &b, d, n, 10, &v));	/* a nucleus, kept */
 	CHECK_INT(v.shape, n);
 	CHECK_INT(v.nw, 1);
 	CHECK(v.x0 == 0 && v.y0 == 0);
@@ -173,7 +184,7 @@ test_bitmap_solid_when_kept(void)
 		CHECK(!PbSolidFor(&sc, &b, run % 2 ? bl : s2, run % 2 ? s2 : bl, 10, &v));
 	}
 	pb_test_context("blob run %u", need);
-	CHECK(need > 2);
+	CHECK(need > PB_SOLID_MIN_RUN);
 	CHECK(PbSolidFor(&sc, &b, bl, s1, 10, &v));
 	CHECK_INT(v.shape, bl);
 	CHECK_INT(v.nw, 10);
@@ -194,7 +205,8 @@ test_bitmap_solid_when_kept(void)
 	for (uint32_t i = 0; i <= bl; i++)
 		CHECK_INT(Decode(&b, dot), i);
 	pb_test_context("refilled batch");
-	CHECK(!PbSolidFor(&sc, &b, n, bl, 10, &v));
+	for (int run = 1; run < PB_SOLID_MIN_RUN; run++)
+		CHECK(!PbSolidFor(&sc, &b, run % 2 ? n : d, bl, 10, &v));
 	CHECK(PbSolidFor(&sc, &b, d, bl, 10, &v));
 	CHECK_INT(v.shape, bl);
 	CHECK(v.x0 == 2 && v.y0 == 2 && v.nw == 1);

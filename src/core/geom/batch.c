@@ -200,16 +200,19 @@ PbScratchInit(PbScratch *s, const PbAllocator *mem)
 	s->mem = mem;
 }
 
-/* Release the scratch buffers. */
+/* Release the scratch buffers (keep_runs stays as the owner set it). */
 void
 PbScratchFree(PbScratch *s)
 {
+	bool		keep_runs = s->keep_runs;
+
 	for (int i = 0; i < (int) (sizeof(s->buf) / sizeof(s->buf[0])); i++)
 		if (s->buf[i])
 			s->mem->release(s->mem->ctx, s->buf[i]);
 	PbEdgeCacheFree(s);
 	PbSolidCacheFree(s);
 	PbScratchInit(s, s->mem);
+	s->keep_runs = keep_runs;
 }
 
 /* Return scratch slot i with room for size bytes; old contents are lost. */

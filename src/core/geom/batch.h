@@ -170,7 +170,9 @@ typedef struct PbScratch
 	void	   *buf[6];
 	size_t		cap[6];
 	PbEdgeCache *edges;			/* NULL until a large shape is met twice */
-	PbSolidCache *solid;		/* NULL until the edge-flag engine first runs */
+	PbSolidCache *solid;		/* NULL until a shape is kept */
+	bool		keep_runs;		/* its pairs come in runs that share a shape
+								 * (a join's rows): bitmap_solid.h */
 } PbScratch;
 
 extern void PbScratchInit(PbScratch *s, const PbAllocator *mem);

@@ -102,7 +102,7 @@ PbSolidFor(PbScratch *sc, const PbBatch *b, uint32_t ip, uint32_t iq, size_t win
 	size_t		nw,
 				rows;
 
-	if (b->serial == 0)
+	if (!sc->keep_runs || b->serial == 0)
 		return false;
 	c = CacheOf(sc, b->serial);
 	if (c->kept.shape == ip || c->kept.shape == iq)
@@ -120,7 +120,7 @@ PbSolidFor(PbScratch *sc, const PbBatch *b, uint32_t ip, uint32_t iq, size_t win
 	}
 	c->last_p = ip;
 	c->last_q = iq;
-	if (c->run == 0)
+	if (c->run < PB_SOLID_MIN_RUN)
 		return false;
 	s = &b->shapes[c->again];
 	nw = (size_t) (((int64_t) s->box.xmax - (int64_t) s->box.xmin + 63) / 64);

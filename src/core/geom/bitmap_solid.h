@@ -7,13 +7,19 @@
  * nucleus of one segmentation meets the few of the other that overlap it,
  * one pair after the other, and the edge-flag engine filled and spread its
  * flags again for each.  A scratch space keeps the pixels of one such
- * shape over its whole box, filled once when a shape of the pair before
- * comes back; a pair with it then fills only the other shape's flags, in
+ * shape over its whole box, filled once when a shape has been in the last
+ * few pairs; a pair with it then fills only the other shape's flags, in
  * words lined up with the kept ones, and ANDs the rows.  A shape whose box
  * is many windows large (a merged blob against nuclei) is not kept:
  * filling it whole would cost more than its pairs save, and its index of
  * edges by row band serves them (edge_index.h).  What is kept belongs to
  * one batch (PbBatch.serial).
+ *
+ * Only a scratch space whose owner says its pairs come in such runs
+ * (PbScratch.keep_runs: the comparison aggregates, fed a join's rows)
+ * keeps shapes.  Elsewhere runs are short (a tile's pairs in its filter's
+ * order meet a nucleus two or three times, in windows a fraction of its
+ * box) and filling whole boxes cost more than it saved.
  */
 #ifndef PB_GEOM_BITMAP_SOLID_H
 #define PB_GEOM_BITMAP_SOLID_H
@@ -27,13 +33,16 @@
 /* Largest kept bitmap, in words (128 kB), as the auto method's windows. */
 #define PB_SOLID_MAX_WORDS PB_BITMAP_MAX_WORDS
 /*
- * A shape met in n pairs in a row is kept when its bitmap is at most n
- * times PB_SOLID_WINDOWS of the pair's window plus PB_SOLID_SLACK_WORDS:
- * filling it costs no more than a few of the pairs it has served, so
- * keeping a shape that stops coming back costs little, and a blob that
- * keeps coming back is kept after a few of its pairs.  A nucleus is kept
- * at its second pair.
+ * A shape is kept at its PB_SOLID_MIN_RUN-th pair in a row at the
+ * earliest: filling its whole box costs more than the pair it serves
+ * saves, so a shape met in two pairs (the usual run where tiles' pairs
+ * come in their filter's order, or a nucleus of pbgen's slide) is not
+ * worth keeping.  A shape met in n pairs in a row is then kept when its
+ * bitmap is at most n times PB_SOLID_WINDOWS of the pair's window plus
+ * PB_SOLID_SLACK_WORDS: a blob that keeps coming back is kept after a few
+ * of its pairs have paid for its fill.
  */
+#define PB_SOLID_MIN_RUN 3
 #define PB_SOLID_WINDOWS 4
 #define PB_SOLID_SLACK_WORDS 64
 
@@ -48,9 +57,11 @@ typedef struct PbSolidView
 } PbSolidView;
 
 /*
- * Whether shape ip or iq of batch b has its pixels kept in sc for their
- * pair, whose window's bitmap is window_words words: kept already, or kept
- * now because it was in the pair before and its box is not too large.
+ * Whether shape ip or iq of batch b has its pixels kept in sc (one with
+ * keep_runs set) for their pair, whose window's bitmap is window_words
+ * words: kept already, or kept
+ * now because it was in the pairs before (PB_SOLID_MIN_RUN) and its box is
+ * not too large.
  * Then *out views them until the next call on sc.
  */
 extern bool PbSolidFor(PbScratch *sc, const PbBatch *b, uint32_t ip, uint32_t iq,

@@ -13,21 +13,6 @@
 #include "../src/core/geom/bitmap_solid.h"
 #include "testutil.h"
 
-/* Decode a tree into b (EWKB); a failure is a failed check. */
-static uint32_t
-Decode(PbBatch *b, const TGeom *g)
-{
-	uint32_t	s = 0;
-	PbError		err;
-
-	if (DecodeTg(b, g, 0, &s, &err) != PB_OK)
-	{
-		pb_check_fail(__FILE__, __LINE__, "decode failed: %s", err.message);
-		s = DummyShape(b);
-	}
-	return s;
-}
-
 /* Pixels inside both a and b (their boxes' intersection holds them all). */
 static double
 Truth(const TGeom *a, const TGeom *b)
@@ -72,8 +57,8 @@ test_bitmap_solid_pairs(void)
 											(int) (iter % 2));
 		TGeom	   *other[40];
 		double		truth[40];
-		uint32_t	h = Decode(&b, host),
-					copy[3] = {Decode(&b, host), Decode(&b, host), Decode(&b, host)},
+		uint32_t	h = DecodeTgChecked(&b, host, 0),
+					copy[3] = {DecodeTgChecked(&b, host, 0), DecodeTgChecked(&b, host, 0), DecodeTgChecked(&b, host, 0)},
 					o[40];
 
 		for (int i = 0; i < nother; i++)
@@ -83,7 +68,7 @@ test_bitmap_solid_pairs(void)
 			other[i] = RandomOrthoShape(&rng, (int) RngRange(&rng, 1, 2), (int) RngRange(&rng, 2, 8),
 										x0 + RngRange(&rng, -os, span), y0 + RngRange(&rng, -os, span),
 										os, 0);
-			o[i] = Decode(&b, other[i]);
+			o[i] = DecodeTgChecked(&b, other[i], 0);
 			truth[i] = Truth(host, other[i]);
 		}
 		for (int i = 0; i < nother; i++)
@@ -153,12 +138,12 @@ test_bitmap_solid_when_kept(void)
 
 	PbBatchInit(&b, &PbMallocAllocator);
 	PbScratchInit(&sc, &PbMallocAllocator);
-	n = Decode(&b, nucleus);
-	d = Decode(&b, dot);
-	s1 = Decode(&b, dot);
-	s2 = Decode(&b, dot);
-	bl = Decode(&b, blob);
-	hu = Decode(&b, huge);
+	n = DecodeTgChecked(&b, nucleus, 0);
+	d = DecodeTgChecked(&b, dot, 0);
+	s1 = DecodeTgChecked(&b, dot, 0);
+	s2 = DecodeTgChecked(&b, dot, 0);
+	bl = DecodeTgChecked(&b, blob, 0);
+	hu = DecodeTgChecked(&b, huge, 0);
 
 	for (int run = 0; run < 8; run++)	/* a scratch that does not keep shapes */
 		CHECK(!PbSolidFor(&sc, &b, d, n, 10, &v));
@@ -203,7 +188,7 @@ test_bitmap_solid_when_kept(void)
 
 	PbBatchReset(&b);			/* the blob's index again, another shape */
 	for (uint32_t i = 0; i <= bl; i++)
-		CHECK_INT(Decode(&b, dot), i);
+		CHECK_INT(DecodeTgChecked(&b, dot, 0), i);
 	pb_test_context("refilled batch");
 	for (int run = 1; run < PB_SOLID_MIN_RUN; run++)
 		CHECK(!PbSolidFor(&sc, &b, run % 2 ? n : d, bl, 10, &v));

@@ -16,21 +16,6 @@
 #include "../src/core/geom/edge_index.h"
 #include "testutil.h"
 
-/* Decode a tree into b (EWKB); a failure is a failed check. */
-static uint32_t
-Decode(PbBatch *b, const TGeom *g)
-{
-	uint32_t	s = 0;
-	PbError		err;
-
-	if (DecodeTg(b, g, 0, &s, &err) != PB_OK)
-	{
-		pb_check_fail(__FILE__, __LINE__, "decode failed: %s", err.message);
-		s = DummyShape(b);
-	}
-	return s;
-}
-
 /* Mask m traced with its cell (0, 0) at (x0, y0). */
 static TGeom *
 TraceAt(const Mask *m, int64_t x0, int64_t y0, Rng *r)
@@ -60,8 +45,8 @@ static void
 BlobCase(Rng *r, PbBatch *b, PbScratch *sc, const TGeom *g, int64_t x0, int64_t y0,
 		 int64_t w, int64_t h, int nsmall)
 {
-	uint32_t	big = Decode(b, g),
-				big2 = Decode(b, g);
+	uint32_t	big = DecodeTgChecked(b, g, 0),
+				big2 = DecodeTgChecked(b, g, 0);
 	uint32_t   *small = malloc(sizeof(uint32_t) * nsmall);
 	TGeom	  **sg = malloc(sizeof(TGeom *) * nsmall);
 	double	   *truth = malloc(sizeof(double) * nsmall);
@@ -78,7 +63,7 @@ BlobCase(Rng *r, PbBatch *b, PbScratch *sc, const TGeom *g, int64_t x0, int64_t 
 			sy = y0 + 8 * RngRange(r, 0, h / 8) + RngRange(r, -1, 1) - (i % 4 == 1 ? span : 0);
 		sg[i] = RandomOrthoShape(r, (int) RngRange(r, 1, 2), (int) RngRange(r, 2, 6), sx, sy, span,
 								 (int) RngRange(r, 0, 1));
-		small[i] = Decode(b, sg[i]);
+		small[i] = DecodeTgChecked(b, sg[i], 0);
 		TruthBox(sg[i], box);
 		truth[i] = (double) TruthPixelsBoth(g, sg[i], (int64_t) box[0], (int64_t) box[1],
 											(int64_t) box[2], (int64_t) box[3]);
@@ -176,8 +161,8 @@ test_edge_index_when_used(void)
 	g = TraceAt(&m, 0, 0, &rng);
 	PbBatchInit(&b, &PbMallocAllocator);
 	PbScratchInit(&sc, &PbMallocAllocator);
-	big = Decode(&b, g);
-	small = Decode(&b, tiny);
+	big = DecodeTgChecked(&b, g, 0);
+	small = DecodeTgChecked(&b, tiny, 0);
 	s = &b.shapes[big];
 	CHECK(!PbEdgeBandsFor(&sc, &b, s, 40, 60, &ix));	/* first meeting */
 	CHECK(PbEdgeBandsFor(&sc, &b, s, 40, 60, &ix));
@@ -194,7 +179,7 @@ test_edge_index_when_used(void)
 	b.serial = serial;
 	PbBatchReset(&b);
 	CHECK(b.serial != serial && b.serial != 0);
-	big = Decode(&b, g);
+	big = DecodeTgChecked(&b, g, 0);
 	CHECK(!PbEdgeBandsFor(&sc, &b, &b.shapes[big], 40, 60, &ix));	/* met first in this batch */
 	TgFree(g);
 	TgFree(tiny);
@@ -231,8 +216,8 @@ test_edge_index_batch_refilled(void)
 	for (int k = 0; k < 2; k++)
 	{
 		const TGeom *g = k ? g2 : g1;
-		uint32_t	big = Decode(&b, g),
-					small = Decode(&b, n);
+		uint32_t	big = DecodeTgChecked(&b, g, 0),
+					small = DecodeTgChecked(&b, n, 0);
 		double		truth = (double) TruthPixelsBoth(g, n, (int64_t) box[0], (int64_t) box[1],
 													 (int64_t) box[2], (int64_t) box[3]);
 

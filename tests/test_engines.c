@@ -42,21 +42,6 @@ CheckMethods(PbScratch *sc, const PbBatch *b, uint32_t p, uint32_t q,
 #define CHECK_METHODS(sc, b, p, q, truth, mask) \
 	CheckMethods(sc, b, p, q, truth, mask, __FILE__, __LINE__)
 
-/* Decode a tree into b; a failure is a failed check. */
-static uint32_t
-Decode(PbBatch *b, const TGeom *g, int xdr)
-{
-	uint32_t	s = 0;
-	PbError		err;
-
-	if (DecodeTg(b, g, xdr, &s, &err) != PB_OK)
-	{
-		pb_check_fail(__FILE__, __LINE__, "decode failed: %s", err.message);
-		s = DummyShape(b);
-	}
-	return s;
-}
-
 /* A random mask of one of several kinds (noise, blobs, full, one pixel, one line). */
 static void
 RandomMask(Mask *m, Rng *r)
@@ -158,8 +143,8 @@ MaskPairCase(Rng *r, PbBatch *b, PbScratch *sc, int64_t base, int maxw,
 	}
 	ga = TraceAt(&ma, ax, ay, r);
 	gb = TraceAt(&mb, bx, by, r);
-	pa = Decode(b, ga, (int) RngRange(r, 0, 1));
-	pb = Decode(b, gb, (int) RngRange(r, 0, 1));
+	pa = DecodeTgChecked(b, ga, (int) RngRange(r, 0, 1));
+	pb = DecodeTgChecked(b, gb, (int) RngRange(r, 0, 1));
 	pb_test_context("base %lld A %dx%d at (%lld,%lld) B %dx%d at (%lld,%lld) rel %d",
 					(long long) base, ma.w, ma.h, (long long) ax, (long long) ay,
 					mb.w, mb.h, (long long) bx, (long long) by, relation);
@@ -232,8 +217,8 @@ test_engine_masks_wide_windows(void)
 		}
 		ga = TraceAt(&ma, ax, ay, &rng);
 		gb = TraceAt(&mb, bx, by, &rng);
-		pa = Decode(&b, ga, 0);
-		pb = Decode(&b, gb, 1);
+		pa = DecodeTgChecked(&b, ga, 0);
+		pb = DecodeTgChecked(&b, gb, 1);
 		pb_test_context("iter %d A %dx%d at (%lld,%lld) B %dx%d at (%lld,%lld)", iter,
 						ma.w, ma.h, (long long) ax, (long long) ay, mb.w, mb.h,
 						(long long) bx, (long long) by);
@@ -339,8 +324,8 @@ test_engine_random_ortho_evenodd(void)
 										  x0 + RngRange(&rng, -span, span),
 										  y0 + RngRange(&rng, -span, span), span,
 										  (int) RngRange(&rng, 0, 1));
-		uint32_t	pa = Decode(&b, ga, 0),
-					pb = Decode(&b, gb, 1);
+		uint32_t	pa = DecodeTgChecked(&b, ga, 0),
+					pb = DecodeTgChecked(&b, gb, 1);
 
 		pb_test_context("iter %d", iter);
 		CHECK_METHODS(&sc, &b, pa, pb,
@@ -497,8 +482,8 @@ test_engine_large_lattice_sweep(void)
 					truth += (__int128) (xs[i + 1] - xs[i]) * (ys[j + 1] - ys[j]);
 		ga = MaskTrace(&ma, xs, ys, &rng, 0);
 		gb = MaskTrace(&mb, xs, ys, &rng, 1);
-		pa = Decode(&b, ga, 0);
-		pb = Decode(&b, gb, 1);
+		pa = DecodeTgChecked(&b, ga, 0);
+		pb = DecodeTgChecked(&b, gb, 1);
 		pb_test_context("iter %d (%dx%d)", iter, w, h);
 		CHECK_METHODS(&sc, &b, pa, pb, (double) truth, BIG_METHODS);
 		/* count windows beyond the bitmap limit, where auto uses the sweep */
@@ -556,8 +541,8 @@ test_engine_auto_threshold(void)
 			truth += (int64_t) (ma.bit[k] && mb.bit[k]) * st * st;
 		ga = MaskTrace(&ma, xs, ys, &rng, 0);
 		gb = MaskTrace(&mb, xs, ys, &rng, 0);
-		pa = Decode(&b, ga, 0);
-		pb = Decode(&b, gb, 0);
+		pa = DecodeTgChecked(&b, ga, 0);
+		pb = DecodeTgChecked(&b, gb, 0);
 		pb_test_context("step %d", st);
 		CHECK_METHODS(&sc, &b, pa, pb, (double) truth, ALL_METHODS);
 		TgFree(ga);
@@ -623,8 +608,8 @@ test_engine_double_rectilinear_exact(void)
 			Transform(ga, 1, 0.25, 1, -0.75);
 			Transform(gb, 1, 0.25, 1, -0.75);
 		}
-		pa = Decode(&b, ga, 0);
-		pb = Decode(&b, gb, 1);
+		pa = DecodeTgChecked(&b, ga, 0);
+		pb = DecodeTgChecked(&b, gb, 1);
 		pb_test_context("iter %d", iter);
 		if (truth)
 		{
@@ -717,7 +702,7 @@ test_engine_interrupt_hook(void)
 	mem.check_interrupts = CountInterrupt;
 	PbBatchInit(&b, &mem);
 	PbScratchInit(&sc, &mem);
-	p = Decode(&b, stairs, 0);
+	p = DecodeTgChecked(&b, stairs, 0);
 	q = DecodeWkt(&b, "POLYGON((0 0,3000 0,3000 3000,0 3000,0 0))", 0);
 	CHECK_DBL_EQ(b.shapes[p].area, truth);
 	for (int m = 0; m < 5; m++)

@@ -59,6 +59,21 @@ DecodeTg(PbBatch *b, const TGeom *g, int xdr, uint32_t *shape, PbError *err)
 	return st;
 }
 
+/* Decode a tree into b (DecodeTg); a failure is a failed check and an empty shape. */
+uint32_t
+DecodeTgChecked(PbBatch *b, const TGeom *g, int xdr)
+{
+	uint32_t	s = 0;
+	PbError		err;
+
+	if (DecodeTg(b, g, xdr, &s, &err) != PB_OK)
+	{
+		pb_check_fail(__FILE__, __LINE__, "decode failed: %s", err.message);
+		s = DummyShape(b);
+	}
+	return s;
+}
+
 /* |shoelace area| of a ring, translated to its first point. */
 static long double
 RingArea(const TGeom *g, const TRing *r)

@@ -20,6 +20,8 @@ extern uint32_t DecodeWkt(PbBatch *b, const char *wkt, int xdr);
 /* Decode a geometry tree as EWKB; returns the status, shape in *shape. */
 extern PbStatus DecodeTg(PbBatch *b, const TGeom *g, int xdr, uint32_t *shape,
 						 PbError *err);
+/* DecodeTg, a failure being a failed check (and an empty shape). */
+extern uint32_t DecodeTgChecked(PbBatch *b, const TGeom *g, int xdr);
 
 /* The tree of a one-ring polygon given as n points xy (ring closed here). */
 extern TGeom *TgPolygonOf(const double *xy, int n);

@@ -22,7 +22,7 @@ Flip(uint64_t *bits, size_t nw, const PbEdgeFlags *f)
 }
 
 /*
- * PbBitmapFillFlags through a shape's index: the edges of the bands the window's
+ * The flags through a shape's index: the edges of the bands the window's
  * rows fall in, each taken in the first of those bands that lists it.
  */
 static void
@@ -56,8 +56,8 @@ FillFlagsBands(uint64_t *bits, size_t nw, const PbEdgeBands *ix, const PbIWindow
  * right side reach the rule.
  */
 void
-PbBitmapFillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b, const PbShape *s,
-		  const PbIWindow *w)
+PbBitmapFillFlags(PbScratch *sc, uint64_t *bits, size_t nw, const PbBatch *b,
+				  const PbShape *s, const PbIWindow *w)
 {
 	PbEdgeFlags f;
 	PbEdgeBands ix;

@@ -60,11 +60,12 @@ Keep(PbScratch *sc, PbSolidCache *c, const PbBatch *b, const PbShape *s, uint32_
 			   *parity,
 				lastmask = PbBitmapLastMask(w.x1 - w.x0);
 
+	c->kept.shape = NO_SHAPE;	/* until filled: the allocation may fail */
 	if (words > c->cap)
 	{
 		if (c->bits)
 			sc->mem->release(sc->mem->ctx, c->bits);
-		c->bits = NULL;			/* the allocation below may fail */
+		c->bits = NULL;
 		c->cap = 0;
 		c->bits = sc->mem->alloc(sc->mem->ctx, words * sizeof(uint64_t));
 		c->cap = words;
@@ -93,6 +94,10 @@ Keep(PbScratch *sc, PbSolidCache *c, const PbBatch *b, const PbShape *s, uint32_
 	c->kept.bits = bits;
 }
 
+/*
+ * The kept shape when the pair has it; else count the run of the shape the
+ * last pairs share and keep it when the run is long enough for its size.
+ */
 bool
 PbSolidFor(PbScratch *sc, const PbBatch *b, uint32_t ip, uint32_t iq, size_t window_words,
 		   PbSolidView *out)
@@ -133,6 +138,7 @@ PbSolidFor(PbScratch *sc, const PbBatch *b, uint32_t ip, uint32_t iq, size_t win
 	return true;
 }
 
+/* Release the kept bitmap and the cache. */
 void
 PbSolidCacheFree(PbScratch *sc)
 {

@@ -10,10 +10,10 @@
  * shape over its whole box, filled once when a shape has been in the last
  * few pairs; a pair with it then fills only the other shape's flags, in
  * words lined up with the kept ones, and ANDs the rows.  A shape whose box
- * is many windows large (a merged blob against nuclei) is not kept:
- * filling it whole would cost more than its pairs save, and its index of
- * edges by row band serves them (edge_index.h).  What is kept belongs to
- * one batch (PbBatch.serial).
+ * is many windows large (a merged blob against nuclei) is kept only once
+ * enough of its pairs have come to pay for filling it whole; until then
+ * its index of edges by row band serves them (edge_index.h).  What is kept
+ * belongs to one batch (PbBatch.serial).
  *
  * Only a scratch space whose owner says its pairs come in such runs
  * (PbScratch.keep_runs: the comparison aggregates, fed a join's rows)
@@ -59,10 +59,9 @@ typedef struct PbSolidView
 /*
  * Whether shape ip or iq of batch b has its pixels kept in sc (one with
  * keep_runs set) for their pair, whose window's bitmap is window_words
- * words: kept already, or kept
- * now because it was in the pairs before (PB_SOLID_MIN_RUN) and its box is
- * not too large.
- * Then *out views them until the next call on sc.
+ * words: kept already, or kept now because it was in the pairs before
+ * (PB_SOLID_MIN_RUN) and its box is not too large.  Then *out views them
+ * until the next call on sc.
  */
 extern bool PbSolidFor(PbScratch *sc, const PbBatch *b, uint32_t ip, uint32_t iq,
 					   size_t window_words, PbSolidView *out);

@@ -84,6 +84,7 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 				lastmask;
 	int64_t		count = 0;
 	size_t		work = 0;
+	uint32_t	ip = (uint32_t) (p - b->shapes);
 	PbSolidView kept;
 
 	if (w.x1 <= w.x0 || w.y1 <= w.y0)
@@ -92,9 +93,8 @@ PbAreaBitmap(PbScratch *s, const PbBatch *b, const PbShape *p,
 		return PbAreaSweep(s, b, p, q);
 	nw = (size_t) ((w.x1 - w.x0 + 63) / 64);
 	words = nw * (size_t) (w.y1 - w.y0);
-	if (PbSolidFor(s, b, (uint32_t) (p - b->shapes), (uint32_t) (q - b->shapes), words, &kept))
-		return (double) CountAgainstKept(s, b, kept.shape == (uint32_t) (p - b->shapes) ? q : p,
-										 &w, &kept);
+	if (PbSolidFor(s, b, ip, (uint32_t) (q - b->shapes), words, &kept))
+		return (double) CountAgainstKept(s, b, kept.shape == ip ? q : p, &w, &kept);
 	/* each bitmap has a spare row past the window's for Flip */
 	bp = PbScratchGet(s, 0, 2 * (words + nw) * sizeof(uint64_t));
 	bq = bp + words + nw;

@@ -74,6 +74,10 @@ SELECT c IS NOT DISTINCT FROM r AS identical
 FROM (SELECT (pb_cross_compare(p.geom, q.geom)).* FROM ga p, gb q WHERE p.geom && q.geom) c, reference r;
 SET pixelbox.batch_memory = 64;
 SELECT 'batch_memory 64kB' AS variant, identical FROM same_as_reference;
+-- batches computed in the backend alone, not on its CPU thread
+SET pixelbox.cpu_threads = 1;
+SELECT 'batch_memory 64kB, no CPU thread' AS variant, identical FROM same_as_reference;
+RESET pixelbox.cpu_threads;
 RESET pixelbox.batch_memory;
 SET pixelbox.cpu_method = pixelbox;
 SELECT 'PixelBox-CPU' AS variant, identical FROM same_as_reference;

@@ -73,6 +73,14 @@ RESET pixelbox.cpu_method;
 SELECT cancelled_soon('SELECT pb_intersection_area(c, c) FROM long_comb');
 -- and the message itself
 SELECT pb_intersection_area(c, c) FROM long_comb;
+-- jaccard_gpu in a serial plan: the first row's batch (the heavy pair)
+-- is on the backend's CPU thread while the next rows wait for it
+SET max_parallel_workers_per_gather = 0;
+SET pixelbox.batch_memory = 64;
+SELECT cancelled_soon('SELECT jaccard_gpu(c, c) FROM long_comb, generate_series(1, 3)');
+SELECT jaccard_gpu(c, c) FROM long_comb, generate_series(1, 3);
+RESET pixelbox.batch_memory;
+RESET max_parallel_workers_per_gather;
 RESET statement_timeout;
 DROP TABLE combs, long_comb;
 DROP FUNCTION comb(int, int), shear(geometry), cancelled_soon(text);

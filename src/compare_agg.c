@@ -9,7 +9,10 @@
  * state holds two batches: while the GPU computes one (its rectilinear
  * integer pairs; the others are computed on the CPU at once), the backend
  * decodes rows into the other; results are folded when the next batch is
- * ready and at the end.
+ * ready and at the end.  Without the GPU a serial plan's batches go the
+ * same way to a CPU thread of the backend (area_thread.h), so the join's
+ * scan and decoding overlap the areas there too; parallel workers compute
+ * their own batches, as their siblings already fill the CPUs.
  *
  * The state is a pb_comparison_state, an expanded object: the aggregate
  * updates it in place row after row, and its flat form (what crosses to
@@ -22,11 +25,13 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/primnodes.h"
 #include "utils/lsyscache.h"
 
+#include "core/geom/area_thread.h"
 #include "core/geom/pb_geom.h"
 #include "core/sccg/pb_sccg.h"
 #include "agg_state.h"
@@ -50,6 +55,9 @@ typedef struct PbAggState
 	int			cur;
 	bool		in_flight;		/* batch[1 - cur] is on the GPU */
 	GpuMode		gpu;
+	bool		use_cpu_thread; /* without the GPU, batches go to cpu_thread */
+	bool		cpu_in_flight;	/* batch[1 - cur] is on cpu_thread */
+	PbAreaThread cpu_thread;
 	PbScratch	scratch;
 	PbCompareAcc acc;			/* totals of the computed pairs */
 	const char *caller;			/* the aggregate's name, for messages */
@@ -83,11 +91,17 @@ AggregateName(FunctionCallInfo fcinfo, MemoryContext cxt)
 	return MemoryContextStrdup(cxt, name);
 }
 
-/* Memory context callback: the state dies, so does its claim on the GPU. */
+/*
+ * Memory context callback: the state dies, so do its claim on the GPU and
+ * its CPU thread (stopped before the batch it reads is freed).
+ */
 static void
 StateGone(void *arg)
 {
-	PbGpuForget(arg);
+	PbAggState *s = arg;
+
+	PbGpuForget(s);
+	PbAreaThreadFree(&s->cpu_thread);
 }
 
 /* Set up an empty state for the aggregate called by fcinfo. */
@@ -103,6 +117,7 @@ StateInit(PbAggStateHeader *head, FunctionCallInfo fcinfo)
 	PbBatchInit(&s->batch[1], &s->mem);
 	PbScratchInit(&s->scratch, &s->mem);
 	s->scratch.keep_runs = true;	/* a join's rows: the outer value comes back */
+	PbAreaThreadInit(&s->cpu_thread, &PbMallocAllocator, true);
 	PbCompareInit(&s->acc);
 	s->caller = AggregateName(fcinfo, cxt);
 	cb->func = StateGone;
@@ -237,16 +252,65 @@ SendToGpu(PbAggState *s)
 	return true;
 }
 
-/* Compute the current batch (on the GPU when wanted) and start a new one. */
+/*
+ * Wait for the batch on the CPU thread and fold it; computed here instead
+ * when the thread ran out of memory (it is not used again) or was stopped
+ * by an interrupt that did not raise an error.
+ */
 static void
-StateFlush(PbAggState *s)
+CollectCpu(PbAggState *s)
+{
+	PbBatch    *b = &s->batch[1 - s->cur];
+	const double *areas;
+	PbStatus	st = PbAreaThreadWait(&s->cpu_thread, PbInterruptArrived, NULL, &areas);
+
+	s->cpu_in_flight = false;
+	if (st == PB_ERR_STOPPED)
+		CHECK_FOR_INTERRUPTS();
+	if (st == PB_ERR_NOMEM)
+		s->use_cpu_thread = false;
+	if (st == PB_OK)
+		for (uint32_t i = 0; i < b->npairs; i++)
+			FoldPair(s, b, i, areas[i]);
+	else
+		ComputeOnCpu(s, b, NULL, b->npairs);
+	PbBatchReset(b);
+}
+
+/*
+ * Hand the current batch to the CPU thread (after folding the one it had)
+ * and switch to the other; false when the thread is not used or could not
+ * start.
+ */
+static bool
+StartOnCpuThread(PbAggState *s)
+{
+	if (s->cpu_in_flight)
+		CollectCpu(s);
+	if (!s->use_cpu_thread ||
+		!PbAreaThreadStart(&s->cpu_thread, &s->batch[s->cur], (PbMethod) pb_cpu_method))
+		return false;
+	s->cpu_in_flight = true;
+	s->cur = 1 - s->cur;
+	return true;
+}
+
+/*
+ * Compute the current batch (on the GPU when wanted, else on the CPU
+ * thread unless it is the last) and start a new one.
+ */
+static void
+StateFlush(PbAggState *s, bool last)
 {
 	PbBatch    *b = &s->batch[s->cur];
 
 	if (b->npairs == 0)
 		return;
 	if (s->gpu == GPU_UNDECIDED)
+	{
 		s->gpu = PbGpuWanted(s->caller) ? GPU_ON : GPU_OFF;
+		s->use_cpu_thread = !IsParallelWorker() && PbCpuThreads() > 1;
+	}
 	if (s->gpu == GPU_ON)
 	{
 		if (!SendToGpu(s))
@@ -256,17 +320,25 @@ StateFlush(PbAggState *s)
 		}
 		return;
 	}
-	ComputeOnCpu(s, b, NULL, b->npairs);
-	PbBatchReset(b);
+	if (last || !StartOnCpuThread(s))
+	{
+		ComputeOnCpu(s, b, NULL, b->npairs);
+		PbBatchReset(b);
+	}
 }
 
-/* Compute everything pending, the batch in flight included. */
+/*
+ * Compute everything pending, the batches in flight included (the last
+ * batch here while the CPU thread ends its own).
+ */
 static void
 StateFinish(PbAggState *s)
 {
-	StateFlush(s);
+	StateFlush(s, true);
 	if (s->in_flight)
 		CollectGpu(s);
+	if (s->cpu_in_flight)
+		CollectCpu(s);
 }
 
 /* Bytes a batch may hold before it is computed. */
@@ -302,7 +374,7 @@ pb_compare_transfn(PG_FUNCTION_ARGS)
 	PbCheckSameSrid(b, ia, ib, s->caller);
 	PbBatchAddPair(b, ia, ib);
 	if (PbBatchBytes(b) >= BatchBudget(s))
-		StateFlush(s);
+		StateFlush(s, false);
 	PG_RETURN_DATUM(PbAggStateDatum(&s->head));
 }
 

@@ -166,7 +166,7 @@ _PG_init(void)
 							 &pb_force_ewkb, false,
 							 PGC_USERSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 	DefineCustomIntVariable("pixelbox.cpu_threads",
-							"CPU threads of the pipeline (pb_compare_sets, pb_compare_files) and of the raster operations.",
+							"CPU threads of the pipeline (pb_compare_sets, pb_compare_files), of the raster operations, and of a serial plan's aggregate (one).",
 							"0 means one per CPU of the server; 1 computes in the backend alone.",
 							&pb_cpu_threads, 0, 0, 256,
 							PGC_USERSET, 0, NULL, NULL, NULL);

@@ -13,21 +13,6 @@
 #include "../src/core/geom/bitmap_solid.h"
 #include "testutil.h"
 
-/* Pixels inside both a and b (their boxes' intersection holds them all). */
-static double
-Truth(const TGeom *a, const TGeom *b)
-{
-	double		ba[4] = {1, 1, 0, 0},	/* empty: TruthBox widens them */
-				bb[4] = {1, 1, 0, 0};
-
-	TruthBox(a, ba);
-	TruthBox(b, bb);
-	return (double) TruthPixelsBoth(a, b, (int64_t) (ba[0] > bb[0] ? ba[0] : bb[0]),
-									(int64_t) (ba[1] > bb[1] ? ba[1] : bb[1]),
-									(int64_t) (ba[2] < bb[2] ? ba[2] : bb[2]),
-									(int64_t) (ba[3] < bb[3] ? ba[3] : bb[3]));
-}
-
 /*
  * Host shapes of many sizes (3 px to 300 px across, a word's edges
  * included), each against 40 random shapes over it, in a row: the host
@@ -69,7 +54,7 @@ test_bitmap_solid_pairs(void)
 										x0 + RngRange(&rng, -os, span), y0 + RngRange(&rng, -os, span),
 										os, 0);
 			o[i] = DecodeTgChecked(&b, other[i], 0);
-			truth[i] = Truth(host, other[i]);
+			truth[i] = TruthPixelsOverlap(host, other[i]);
 		}
 		for (int i = 0; i < nother; i++)
 		{
@@ -89,8 +74,8 @@ test_bitmap_solid_pairs(void)
 			CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, o[i], copy[2], PB_METHOD_BITMAP), truth[i]);
 		}
 		pb_test_context("iter %d host against itself", iter);
-		CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, h, h, PB_METHOD_BITMAP), Truth(host, host));
-		CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, h, h, PB_METHOD_BITMAP), Truth(host, host));
+		CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, h, h, PB_METHOD_BITMAP), TruthPixelsOverlap(host, host));
+		CHECK_DBL_EQ(PbIntersectionArea(&sc, &b, h, h, PB_METHOD_BITMAP), TruthPixelsOverlap(host, host));
 		for (int i = 0; i < nother; i++)
 			TgFree(other[i]);
 		TgFree(host);

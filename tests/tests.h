@@ -80,6 +80,10 @@
 	/* test_bitmap_solid.c */ \
 	X(test_bitmap_solid_pairs) \
 	X(test_bitmap_solid_when_kept) \
+	/* test_area_thread.c */ \
+	X(test_area_thread_batches) \
+	X(test_area_thread_stop) \
+	X(test_area_thread_out_of_memory) \
 	/* test_general.c */ \
 	X(test_general_convex_clip) \
 	X(test_general_star_vs_convex) \

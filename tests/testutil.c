@@ -196,6 +196,21 @@ TruthPixelsBoth(const TGeom *a, const TGeom *b, int64_t x0, int64_t y0,
 	return n;
 }
 
+/* TruthPixelsBoth over the intersection of the boxes of a and b (all it can hold). */
+double
+TruthPixelsOverlap(const TGeom *a, const TGeom *b)
+{
+	double		ba[4] = {1, 1, 0, 0},	/* empty: TruthBox widens them */
+				bb[4] = {1, 1, 0, 0};
+
+	TruthBox(a, ba);
+	TruthBox(b, bb);
+	return (double) TruthPixelsBoth(a, b, (int64_t) (ba[0] > bb[0] ? ba[0] : bb[0]),
+									(int64_t) (ba[1] > bb[1] ? ba[1] : bb[1]),
+									(int64_t) (ba[2] < bb[2] ? ba[2] : bb[2]),
+									(int64_t) (ba[3] < bb[3] ? ba[3] : bb[3]));
+}
+
 /* Point i of ring r of shape s as doubles. */
 void
 ShapePointXY(const PbBatch *b, const PbShape *s, uint32_t r, uint32_t i,

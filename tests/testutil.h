@@ -40,6 +40,8 @@ extern int	TruthBox(const TGeom *g, double box[4]);
 /* Pixels [x0,x1) x [y0,y1) whose centres are inside both a and b. */
 extern int64_t TruthPixelsBoth(const TGeom *a, const TGeom *b, int64_t x0,
 							   int64_t y0, int64_t x1, int64_t y1);
+/* TruthPixelsBoth over the intersection of the boxes of a and b. */
+extern double TruthPixelsOverlap(const TGeom *a, const TGeom *b);
 
 /* Point i of ring r (an index into b->rings) of shape s, as doubles. */
 extern void ShapePointXY(const PbBatch *b, const PbShape *s, uint32_t r,

@@ -49,6 +49,17 @@ FROM (SELECT p.grp, count(*) AS n, jaccard_gpu(p.geom, q.geom) AS j
 JOIN (SELECT grp, avg(i / (ap + aq - i)) AS j FROM postgis_pairs WHERE i > 0 GROUP BY grp) r USING (grp)
 ORDER BY g.grp;
 
+-- the same with small batches (each pair four times, the mean unchanged):
+-- the groups' states take turns on the backend's CPU thread (one batch on
+-- it at a time), each still PostGIS's
+SET pixelbox.batch_memory = 64;
+SELECT g.grp, g.n, abs(g.j - r.j) < 1e-12 AS same_as_postgis
+FROM (SELECT p.grp, count(*) AS n, jaccard_gpu(p.geom, q.geom) AS j
+      FROM ga p, gb q, generate_series(1, 4) k WHERE p.geom && q.geom GROUP BY p.grp) g
+JOIN (SELECT grp, avg(i / (ap + aq - i)) AS j FROM postgis_pairs WHERE i > 0 GROUP BY grp) r USING (grp)
+ORDER BY g.grp;
+RESET pixelbox.batch_memory;
+
 -- NULLs are skipped like avg skips them; no rows or no intersecting pair: NULL J'
 SELECT jaccard_gpu(a, b) AS all_null, (pb_cross_compare(a, b)).pairs AS pairs
 FROM (VALUES (NULL::geometry, 'POINT(0 0)'::geometry), ('POINT(0 0)', NULL)) t(a, b);

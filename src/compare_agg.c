@@ -68,6 +68,13 @@ typedef struct PbAggState
 static void StateFinish(PbAggState *s);
 
 /*
+ * The state whose batch is on its CPU thread, if any: one at a time per
+ * backend, so that many states (GROUP BY) never start a thread each; a
+ * state that finds it taken computes its batch in the backend.
+ */
+static PbAggState *cpu_thread_user = NULL;
+
+/*
  * The calling aggregate's name, or a generic one.  Citus runs the
  * aggregate inside its own (worker_partial_agg(oid, ...) on the workers):
  * then the name is that of the aggregate its first argument names.
@@ -102,6 +109,8 @@ StateGone(void *arg)
 
 	PbGpuForget(s);
 	PbAreaThreadFree(&s->cpu_thread);
+	if (cpu_thread_user == s)
+		cpu_thread_user = NULL;
 }
 
 /* Set up an empty state for the aggregate called by fcinfo. */
@@ -265,6 +274,7 @@ CollectCpu(PbAggState *s)
 	PbStatus	st = PbAreaThreadWait(&s->cpu_thread, PbInterruptArrived, NULL, &areas);
 
 	s->cpu_in_flight = false;
+	cpu_thread_user = NULL;
 	if (st == PB_ERR_STOPPED)
 		CHECK_FOR_INTERRUPTS();
 	if (st == PB_ERR_NOMEM)
@@ -279,17 +289,18 @@ CollectCpu(PbAggState *s)
 
 /*
  * Hand the current batch to the CPU thread (after folding the one it had)
- * and switch to the other; false when the thread is not used or could not
- * start.
+ * and switch to the other; false when the thread is not used, another
+ * state's batch is on its own, or it could not start.
  */
 static bool
 StartOnCpuThread(PbAggState *s)
 {
 	if (s->cpu_in_flight)
 		CollectCpu(s);
-	if (!s->use_cpu_thread ||
+	if (!s->use_cpu_thread || cpu_thread_user != NULL ||
 		!PbAreaThreadStart(&s->cpu_thread, &s->batch[s->cur], (PbMethod) pb_cpu_method))
 		return false;
+	cpu_thread_user = s;
 	s->cpu_in_flight = true;
 	s->cur = 1 - s->cur;
 	return true;

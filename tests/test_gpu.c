@@ -138,16 +138,14 @@ DecodeMask(PbBatch *b, const Mask *m, int64_t x0, int64_t y0, Rng *r)
 	int64_t    *xs = malloc(sizeof(int64_t) * (m->w + 1)),
 			   *ys = malloc(sizeof(int64_t) * (m->h + 1));
 	TGeom	   *g;
-	uint32_t	s = 0;
-	PbError		err;
+	uint32_t	s;
 
 	for (int i = 0; i <= m->w; i++)
 		xs[i] = x0 + i;
 	for (int j = 0; j <= m->h; j++)
 		ys[j] = y0 + j;
 	g = MaskTrace(m, xs, ys, r, 0);
-	if (DecodeTg(b, g, 0, &s, &err) != PB_OK)
-		pb_check_fail(__FILE__, __LINE__, "decode: %s", err.message);
+	s = DecodeTgChecked(b, g, 0);
 	TgFree(g);
 	free(xs);
 	free(ys);
